@@ -1,0 +1,14 @@
+EXTENSION = uldp
+MODULE_big = uldp
+OBJS = src/uldp.o src/random.o src/noise.o src/params.o src/userstate.o \
+	src/range.o src/release.o src/budget.o
+DATA = sql/uldp--0.1.sql
+REGRESS = uldp_mean uldp_range uldp_parallel uldp_budget uldp_errors
+REGRESS_OPTS = --inputdir=. --load-extension=uldp
+
+PG_CPPFLAGS = -I$(srcdir)/src
+override PG_CFLAGS += -std=gnu99 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)

@@ -1,0 +1,166 @@
+/*-------------------------------------------------------------------------
+ *
+ * params.c
+ *	  Reading and validating the public parameters of a release.
+ *
+ * The parameters are (epsilon [, lower, upper [, tau]]).  They are public:
+ * invalid values raise errors.  They must be the same on every row, which
+ * uldp enforces by requiring the argument expressions to be free of
+ * columns, volatile functions and subqueries.  The final function reads them
+ * from the aggregate call itself, so that an empty input still knows its
+ * epsilon and releases a noisy answer instead of a NULL.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "executor/executor.h"
+#include "nodes/execnodes.h"
+#include "nodes/primnodes.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
+#include "utils/lsyscache.h"
+
+#include "params.h"
+
+static void
+params_set(UldpParams *params, int nvalues, const Datum *values,
+		   const bool *nulls)
+{
+	static const char *const names[] = {"epsilon", "lower", "upper", "tau"};
+
+	for (int i = 0; i < nvalues; i++)
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("%s must not be null", names[i]),
+					 errhint("Pass a constant value for every privacy parameter.")));
+
+	memset(params, 0, sizeof(UldpParams));
+	params->epsilon = DatumGetFloat8(values[0]);
+	params->has_bounds = nvalues >= 3;
+	params->has_tau = nvalues >= 4;
+	params->lower = params->has_bounds ? DatumGetFloat8(values[1]) : -ULDP_MAX_MAGNITUDE;
+	params->upper = params->has_bounds ? DatumGetFloat8(values[2]) : ULDP_MAX_MAGNITUDE;
+	params->tau = params->has_tau ? DatumGetFloat8(values[3]) : 0;
+
+	if (!(params->epsilon >= ULDP_MIN_EPSILON && params->epsilon <= ULDP_MAX_EPSILON))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("epsilon must be a finite number between %g and %g, not %g",
+						ULDP_MIN_EPSILON, ULDP_MAX_EPSILON, params->epsilon),
+				 errhint("epsilon is the privacy cost of one release; typical values lie between 0.1 and 2.")));
+	if (!(fabs(params->lower) <= ULDP_MAX_MAGNITUDE && fabs(params->upper) <= ULDP_MAX_MAGNITUDE))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bounds must be finite numbers within [%g, %g]",
+						-ULDP_MAX_MAGNITUDE, ULDP_MAX_MAGNITUDE),
+				 errhint("Omit the bounds to let uldp estimate the scale of the data privately.")));
+	if (!(params->lower < params->upper))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("lower bound %g must be less than upper bound %g",
+						params->lower, params->upper),
+				 errhint("Pass the bounds as (lower, upper).")));
+	if (params->has_tau)
+	{
+		if (!(params->tau > 0 && isfinite(params->tau)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("tau must be a positive finite number, not %g", params->tau),
+					 errhint("tau is the radius around the mean that holds the user averages; omit it to let uldp choose it privately.")));
+		if (!((params->upper - params->lower) / (2 * params->tau) <= ULDP_MAX_BINS))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("tau %g is too small for the bounds [%g, %g]",
+							params->tau, params->lower, params->upper),
+					 errhint("(upper - lower) / (2 * tau) may be at most 2^62; raise tau or narrow the bounds.")));
+	}
+}
+
+/* From the arguments of a transition function call, starting at "first". */
+void
+uldp_params_from_args(FunctionCallInfo fcinfo, int first, UldpParams *params)
+{
+	Datum		values[4];
+	bool		nulls[4];
+	int			nvalues = PG_NARGS() - first;
+
+	Assert(nvalues >= 1 && nvalues <= 4);
+	for (int i = 0; i < nvalues; i++)
+	{
+		values[i] = PG_GETARG_DATUM(first + i);
+		nulls[i] = PG_ARGISNULL(first + i);
+	}
+	params_set(params, nvalues, values, nulls);
+}
+
+/*
+ * From the aggregate call (Aggref) of a final function: checks that the
+ * parameter expressions are constant for the query, evaluates them and
+ * validates them.
+ */
+void
+uldp_params_from_aggref(FunctionCallInfo fcinfo, int first, UldpParams *params)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	AggState   *aggstate = (AggState *) fcinfo->context;
+	Datum		values[4];
+	bool		nulls[4];
+	int			nvalues;
+	const char *function;
+
+	if (aggref == NULL || aggstate == NULL || !IsA(aggstate, AggState))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("uldp aggregates can only be called as plain aggregates")));
+	function = get_func_name(aggref->aggfnoid);
+	nvalues = list_length(aggref->args) - first;
+	Assert(nvalues >= 1 && nvalues <= 4);
+
+	for (int i = 0; i < nvalues; i++)
+	{
+		TargetEntry *tle = list_nth_node(TargetEntry, aggref->args, first + i);
+		Expr	   *expr = tle->expr;
+
+		if (contain_var_clause((Node *) expr) ||
+			contain_volatile_functions((Node *) expr) ||
+			contain_subplans((Node *) expr))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the privacy parameters of %s must be the same on every row", function),
+					 errhint("Pass epsilon, the bounds and tau as constants or query parameters, not as columns, subqueries or volatile functions.")));
+		if (IsA(expr, Const))
+		{
+			values[i] = ((Const *) expr)->constvalue;
+			nulls[i] = ((Const *) expr)->constisnull;
+		}
+		else
+		{
+			ExprState  *exprstate = ExecInitExpr(expr, (PlanState *) aggstate);
+
+			values[i] = ExecEvalExprSwitchContext(exprstate,
+												  aggstate->ss.ps.ps_ExprContext,
+												  &nulls[i]);
+		}
+	}
+	params_set(params, nvalues, values, nulls);
+}
+
+void
+uldp_refuse_window(FunctionCallInfo fcinfo, const char *function)
+{
+	int			context = AggCheckCallContext(fcinfo, NULL);
+
+	if (context == AGG_CONTEXT_WINDOW)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot be used as a window function", function),
+				 errhint("Each window would be a separate release over overlapping users; call it as a plain aggregate.")));
+	if (context != AGG_CONTEXT_AGGREGATE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s can only be called as an aggregate", function)));
+}

@@ -1,0 +1,185 @@
+/*-------------------------------------------------------------------------
+ *
+ * range.c
+ *	  PrivateRange (Levy et al. 2021, Algorithm 6) and its tau-free variant.
+ *
+ * Both work on a grid: an order-preserving map from user averages to
+ * integer keys in [0, domain), and back from a key to a representative
+ * value.  The exponential mechanism selects a key (noise.c); its cost grows
+ * with the number of users, never with the number of keys.
+ *
+ *	- tau given (linear grid): bins of width 2 tau from the lower bound.  The
+ *	  mechanism selects a bin near the median (score max(#below, #above));
+ *	  the range is the bin centre +- 2 tau, as in the paper.
+ *	- tau not given (floating-point grid): keys are doubles with their
+ *	  mantissa cut to FLOAT_GRID_BITS bits, restricted to the bounds
+ *	  (+-1e300 without bounds).  The grid is scale free: its resolution is
+ *	  relative, and the whole of [-1e300, 1e300] is only about 2^36 keys,
+ *	  so the mechanism needs n epsilon of a few dozen, not a known scale.
+ *	  Half of epsilon selects the median m, half the median absolute
+ *	  deviation (MAD) of the averages from m, on the same kind of grid.
+ *	  tau = 3.5 MAD, so the range m +- 2 tau = m +- 7 MAD: about +-4.7
+ *	  standard deviations for normal data, like Tukey's outer fences.
+ *
+ * All the scores are monotone with sensitivity 1 under adding or removing
+ * one user, so each selection is epsilon-DP for its share of epsilon.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "noise.h"
+#include "range.h"
+
+/* mantissa bits kept by the floating-point grid: relative resolution 2^-24 */
+#define FLOAT_GRID_BITS 24
+#define FLOAT_GRID_SHIFT (52 - FLOAT_GRID_BITS)
+/* range = median +- 2 tau with tau = TAU_PER_MAD * MAD */
+#define TAU_PER_MAD 3.5
+
+typedef struct Grid
+{
+	bool		linear;
+	double		origin;			/* linear: left end of bin 0 */
+	double		width;			/* linear: width of a bin */
+	uint64		first;			/* floating point: raw key of the lowest value */
+	uint64		domain;
+} Grid;
+
+#define ST_SORT sort_keys
+#define ST_ELEMENT_TYPE uint64
+#define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/* the raw floating-point key of 0.0; negative values lie below it */
+static uint64
+float_zero(void)
+{
+	double		max = ULDP_MAX_MAGNITUDE;
+	uint64		bits;
+
+	memcpy(&bits, &max, sizeof(bits));
+	return (bits >> FLOAT_GRID_SHIFT) + 1;
+}
+
+/* monotone: x <= y implies raw(x) <= raw(y) */
+static uint64
+float_raw_key(double x)
+{
+	double		magnitude = fabs(x);
+	uint64		bits;
+
+	memcpy(&bits, &magnitude, sizeof(bits));
+	bits >>= FLOAT_GRID_SHIFT;
+	return x >= 0 ? float_zero() + bits : float_zero() - bits;
+}
+
+static double
+float_raw_value(uint64 raw)
+{
+	uint64		magnitude_key = raw >= float_zero() ? raw - float_zero() : float_zero() - raw;
+	/* the middle of the bin */
+	uint64		bits = (magnitude_key << FLOAT_GRID_SHIFT) |
+		(UINT64CONST(1) << (FLOAT_GRID_SHIFT - 1));
+	double		magnitude;
+
+	memcpy(&magnitude, &bits, sizeof(bits));
+	return raw >= float_zero() ? magnitude : -magnitude;
+}
+
+static Grid
+linear_grid(double lower, double upper, double width)
+{
+	Grid		grid = {0};
+
+	grid.linear = true;
+	grid.origin = lower;
+	grid.width = width;
+	grid.domain = (uint64) Max(ceil((upper - lower) / width), 1);
+	return grid;
+}
+
+static Grid
+float_grid(double lower, double upper)
+{
+	Grid		grid = {0};
+
+	grid.first = float_raw_key(lower);
+	grid.domain = float_raw_key(upper) - grid.first + 1;
+	return grid;
+}
+
+static uint64
+grid_key(const Grid *grid, double x)
+{
+	if (grid->linear)
+	{
+		double		bin = floor((x - grid->origin) / grid->width);
+
+		return (uint64) Min(Max(bin, 0), (double) (grid->domain - 1));
+	}
+	return Min(float_raw_key(x) - Min(float_raw_key(x), grid->first), grid->domain - 1);
+}
+
+static double
+grid_value(const Grid *grid, uint64 key)
+{
+	if (grid->linear)
+		return grid->origin + ((double) key + 0.5) * grid->width;
+	return float_raw_value(grid->first + key);
+}
+
+/* The value of the private median of "values" on "grid". */
+static double
+private_median(const Grid *grid, const double *values, int64 n, double epsilon)
+{
+	uint64	   *keys = palloc_extended(Max(n, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
+	double		median;
+
+	for (int64 i = 0; i < n; i++)
+		keys[i] = grid_key(grid, values[i]);
+	sort_keys(keys, n);
+	median = grid_value(grid, uldp_exponential_quantile(keys, n, grid->domain,
+														1, 1, epsilon));
+	pfree(keys);
+	return median;
+}
+
+UldpInterval
+uldp_private_range(const double *means, int64 n, const UldpParams *params,
+				   double epsilon)
+{
+	UldpInterval range;
+	double		centre;
+	double		tau;
+
+	if (params->has_tau)
+	{
+		Grid		grid = linear_grid(params->lower, params->upper, 2 * params->tau);
+
+		centre = private_median(&grid, means, n, epsilon);
+		tau = params->tau;
+	}
+	else
+	{
+		Grid		grid = float_grid(params->lower, params->upper);
+		Grid		distance_grid = float_grid(0, params->upper - params->lower);
+		double	   *distances = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
+
+		centre = private_median(&grid, means, n, epsilon / 2);
+		for (int64 i = 0; i < n; i++)
+			distances[i] = fabs(means[i] - centre);
+		tau = TAU_PER_MAD * private_median(&distance_grid, distances, n, epsilon / 2);
+		pfree(distances);
+	}
+	range.lower = Max(centre - 2 * tau, params->lower);
+	range.upper = Min(centre + 2 * tau, params->upper);
+	/* keep the range non-empty when the centre falls just outside a bound */
+	range.lower = Min(range.lower, params->upper);
+	range.upper = Max(range.upper, params->lower);
+	return range;
+}

@@ -1,0 +1,23 @@
+/*-------------------------------------------------------------------------
+ *
+ * range.h
+ *	  Private estimation of the interval that holds the user averages.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ULDP_RANGE_H
+#define ULDP_RANGE_H
+
+#include "params.h"
+
+typedef struct UldpInterval
+{
+	double		lower;
+	double		upper;
+} UldpInterval;
+
+extern UldpInterval uldp_private_range(const double *means, int64 n,
+									   const UldpParams *params,
+									   double epsilon);
+
+#endif							/* ULDP_RANGE_H */

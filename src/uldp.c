@@ -1,0 +1,48 @@
+/*-------------------------------------------------------------------------
+ *
+ * uldp.c
+ *	  Module entry point: configuration parameters.
+ *
+ * uldp needs no shared_preload_libraries: budget charges run in dynamic
+ * background workers that load the library by name.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <limits.h>
+
+#include "fmgr.h"
+#include "utils/guc.h"
+
+#include "random.h"
+#include "userstate.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	DefineCustomIntVariable("uldp.test_seed",
+							"Seed of the reproducible random stream used by tests (0: secure randomness).",
+							"Any value but 0 makes every release predictable and destroys its privacy; "
+							"only superusers can set it, and only test databases should.",
+							&uldp_test_seed,
+							0, 0, INT_MAX,
+							PGC_SUSET,
+							0,
+							NULL, uldp_test_seed_assign, NULL);
+
+	DefineCustomIntVariable("uldp.max_state_memory",
+							"Largest per-user table one uldp aggregate may build.",
+							"An aggregate that would exceed it fails with an error instead of exhausting memory.",
+							&uldp_max_state_memory,
+							1024 * 1024, 64, INT_MAX,
+							PGC_SUSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("uldp");
+}

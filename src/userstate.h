@@ -1,0 +1,22 @@
+/*-------------------------------------------------------------------------
+ *
+ * userstate.h
+ *	  The aggregate state shared by the uldp aggregates: one entry per user
+ *	  (the privacy unit) with the running sum and count of its rows.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ULDP_USERSTATE_H
+#define ULDP_USERSTATE_H
+
+#include "params.h"
+
+/* uldp.max_state_memory, in kB */
+extern int	uldp_max_state_memory;
+
+typedef struct UldpState UldpState;
+
+extern const UldpParams *uldp_state_params(const UldpState *state);
+extern double *uldp_state_user_means(UldpState *state, int64 *nusers);
+
+#endif							/* ULDP_USERSTATE_H */
