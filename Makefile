@@ -4,7 +4,7 @@ OBJS = src/uldp.o src/random.o src/noise.o src/params.o src/userstate.o \
 	src/range.o src/release.o src/budget.o
 DATA = sql/uldp--0.1.sql
 REGRESS = uldp_mean uldp_range uldp_parallel uldp_budget uldp_errors
-REGRESS_OPTS = --inputdir=. --load-extension=uldp
+REGRESS_OPTS = --inputdir=.
 
 PG_CPPFLAGS = -I$(srcdir)/src
 override PG_CFLAGS += -std=gnu99 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers

@@ -21,6 +21,8 @@
 #include "nodes/primnodes.h"
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "nodes/plannodes.h"
 #include "utils/lsyscache.h"
 
 #include "params.h"
@@ -97,6 +99,53 @@ uldp_params_from_args(FunctionCallInfo fcinfo, int first, UldpParams *params)
 	params_set(params, nvalues, values, nulls);
 }
 
+/* The plan node whose output the Vars of "plan"'s target list refer to. */
+static Plan *
+input_plan(Plan *plan)
+{
+	if (IsA(plan, Append))
+		return linitial(((Append *) plan)->appendplans);
+	if (IsA(plan, MergeAppend))
+		return linitial(((MergeAppend *) plan)->mergeplans);
+	return outerPlan(plan);
+}
+
+/*
+ * The aggregate call that holds the original arguments.  In a Finalize
+ * Aggregate the only argument is a Var for the partial aggregate's output;
+ * follow it down the plan (through Gather, Sort, Append, ...) to the
+ * Partial Aggregate's own Aggref.  Using the plan rather than the state
+ * makes the parameters available even when every partial state is empty.
+ */
+static Aggref *
+original_aggref(AggState *aggstate, Aggref *aggref)
+{
+	Plan	   *plan = aggstate->ss.ps.plan;
+
+	while (DO_AGGSPLIT_COMBINE(aggref->aggsplit))
+	{
+		Expr	   *arg = linitial_node(TargetEntry, aggref->args)->expr;
+
+		while (IsA(arg, Var))
+		{
+			TargetEntry *tle;
+
+			plan = input_plan(plan);
+			tle = plan ? get_tle_by_resno(plan->targetlist, ((Var *) arg)->varattno) : NULL;
+			if (tle == NULL)
+				break;
+			arg = tle->expr;
+		}
+		if (!IsA(arg, Aggref))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("could not find the privacy parameters of a combined uldp aggregate"),
+					 errhint("Disable parallel query for this statement with SET max_parallel_workers_per_gather = 0.")));
+		aggref = (Aggref *) arg;
+	}
+	return aggref;
+}
+
 /*
  * From the aggregate call (Aggref) of a final function: checks that the
  * parameter expressions are constant for the query, evaluates them and
@@ -116,6 +165,7 @@ uldp_params_from_aggref(FunctionCallInfo fcinfo, int first, UldpParams *params)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("uldp aggregates can only be called as plain aggregates")));
+	aggref = original_aggref(aggstate, aggref);
 	function = get_func_name(aggref->aggfnoid);
 	nvalues = list_length(aggref->args) - first;
 	Assert(nvalues >= 1 && nvalues <= 4);
@@ -150,17 +200,17 @@ uldp_params_from_aggref(FunctionCallInfo fcinfo, int first, UldpParams *params)
 }
 
 void
-uldp_refuse_window(FunctionCallInfo fcinfo, const char *function)
+uldp_refuse_window(FunctionCallInfo fcinfo)
 {
 	int			context = AggCheckCallContext(fcinfo, NULL);
 
 	if (context == AGG_CONTEXT_WINDOW)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s cannot be used as a window function", function),
+				 errmsg("uldp aggregates cannot be used as window functions"),
 				 errhint("Each window would be a separate release over overlapping users; call it as a plain aggregate.")));
 	if (context != AGG_CONTEXT_AGGREGATE)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s can only be called as an aggregate", function)));
+				 errmsg("uldp aggregates can only be called as aggregates")));
 }

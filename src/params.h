@@ -31,6 +31,6 @@ extern void uldp_params_from_args(FunctionCallInfo fcinfo, int first,
 								  UldpParams *params);
 extern void uldp_params_from_aggref(FunctionCallInfo fcinfo, int first,
 									UldpParams *params);
-extern void uldp_refuse_window(FunctionCallInfo fcinfo, const char *function);
+extern void uldp_refuse_window(FunctionCallInfo fcinfo);
 
 #endif							/* ULDP_PARAMS_H */

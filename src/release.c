@@ -43,7 +43,7 @@ static double *
 begin_release(FunctionCallInfo fcinfo, const char *function,
 			  UldpParams *params, int64 *nusers)
 {
-	uldp_refuse_window(fcinfo, function);
+	uldp_refuse_window(fcinfo);
 	uldp_params_from_aggref(fcinfo, 2, params);
 	uldp_charge(function, params->epsilon, 0);
 

@@ -29,20 +29,34 @@
 
 int			uldp_max_state_memory = 1024 * 1024;	/* 1 GB */
 
-typedef struct UldpUserKey
-{
-	uint64		id;				/* the by-value datum, or a hash of the bytes */
-	const char *bytes;			/* NULL for by-value ids */
-	uint32		len;
-} UldpUserKey;
-
+/*
+ * One entry per user, 32 bytes so that two fit in a cache line: the
+ * transition function's cost is one cache miss per row when users do not
+ * fit in cache.  "id" is the by-value datum, or the dense number given to
+ * the user's bytes by the names table.
+ */
 typedef struct UldpUser
 {
-	UldpUserKey key;
-	char		status;
-	int64		count;
+	uint64		id;
 	double		sum;
+	int64		count;
+	char		status;
 } UldpUser;
+
+/* By-reference ids: their bytes, kept in the arena after a uint32 length. */
+typedef struct UldpNameKey
+{
+	uint64		hash;
+	const char *bytes;
+	uint32		len;
+} UldpNameKey;
+
+typedef struct UldpName
+{
+	UldpNameKey key;
+	uint64		id;
+	char		status;
+} UldpName;
 
 static inline uint64
 mix64(uint64 x)
@@ -54,19 +68,29 @@ mix64(uint64 x)
 }
 
 static inline bool
-user_key_equal(const UldpUserKey *a, const UldpUserKey *b)
+name_equal(const UldpNameKey *a, const UldpNameKey *b)
 {
-	return a->id == b->id &&
-		(a->bytes == NULL ||
-		 (a->len == b->len && memcmp(a->bytes, b->bytes, a->len) == 0));
+	return a->hash == b->hash && a->len == b->len &&
+		memcmp(a->bytes, b->bytes, a->len) == 0;
 }
 
 #define SH_PREFIX		users
 #define SH_ELEMENT_TYPE UldpUser
-#define SH_KEY_TYPE		UldpUserKey
+#define SH_KEY_TYPE		uint64
+#define SH_KEY			id
+#define SH_HASH_KEY(tb, key) mix64(key)
+#define SH_EQUAL(tb, a, b) ((a) == (b))
+#define SH_SCOPE		static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+#define SH_PREFIX		names
+#define SH_ELEMENT_TYPE UldpName
+#define SH_KEY_TYPE		UldpNameKey
 #define SH_KEY			key
-#define SH_HASH_KEY(tb, k) mix64((k).id)
-#define SH_EQUAL(tb, a, b) user_key_equal(&(a), &(b))
+#define SH_HASH_KEY(tb, key) ((key).hash)
+#define SH_EQUAL(tb, a, b) name_equal(&(a), &(b))
 #define SH_SCOPE		static inline
 #define SH_DECLARE
 #define SH_DEFINE
@@ -81,12 +105,17 @@ struct UldpState
 	int16		key_typlen;
 	MemoryContext context;
 	users_hash *users;
-	char	   *arena;			/* free space for key bytes */
+	/* by-reference ids only */
+	names_hash *names;
+	const char **name_of_id;	/* id -> [uint32 len][bytes] in the arena */
+	uint64		name_capacity;
+	char	   *arena;
 	Size		arena_free;
 	Size		arena_total;
 };
 
-/* Serialized form: this header, then per user id, count, sum, [len, bytes] */
+/* Serialized form: this header, then per user count, sum, and the id or
+ * [uint32 len][bytes] */
 typedef struct UldpStateHeader
 {
 	UldpParams	params;
@@ -117,62 +146,113 @@ state_create(MemoryContext context, const UldpParams *params, bool key_byval,
 	state->key_typlen = key_typlen;
 	state->context = context;
 	state->users = users_create(context, 1024, NULL);
+	if (!key_byval)
+		state->names = names_create(context, 1024, NULL);
 	return state;
 }
 
+/* Bytes held, with the tables grown as given. */
 static Size
-state_memory(const UldpState *state, uint64 table_size)
+state_memory(const UldpState *state, uint64 users_size, uint64 names_size)
 {
-	return table_size * sizeof(UldpUser) + state->arena_total + sizeof(UldpState);
+	return sizeof(UldpState) + users_size * sizeof(UldpUser) +
+		names_size * sizeof(UldpName) +
+		state->name_capacity * sizeof(char *) + state->arena_total;
 }
 
 static void
-check_memory(const UldpState *state, uint64 table_size)
+check_memory(const UldpState *state, uint64 users_size, uint64 names_size)
 {
-	if (state_memory(state, table_size) > (Size) uldp_max_state_memory * 1024)
+	if (state_memory(state, users_size, names_size) > (Size) uldp_max_state_memory * 1024)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("uldp aggregate state would exceed uldp.max_state_memory (%d kB)",
 						uldp_max_state_memory),
-				 errhint("Each user takes about %d bytes plus the bytes of its id; a superuser can raise uldp.max_state_memory.",
-						 (int) (2 * sizeof(UldpUser)))));
+				 errhint("Each user takes 32 to 64 bytes (more for ids passed by reference, such as text); a superuser can raise uldp.max_state_memory.")));
 }
 
 static const char *
 arena_copy(UldpState *state, const char *bytes, uint32 len)
 {
+	Size		needed = sizeof(uint32) + len;
 	char	   *copy;
 
-	if (len > state->arena_free)
+	if (needed > state->arena_free)
 	{
-		Size		block = Max(ARENA_BLOCK_SIZE, len);
+		Size		block = Max(ARENA_BLOCK_SIZE, needed);
 
 		state->arena_total += block;
-		check_memory(state, state->users->size);
-		state->arena = MemoryContextAlloc(state->context, block);
+		check_memory(state, state->users->size, state->names->size);
+		state->arena = MemoryContextAllocHuge(state->context, block);
 		state->arena_free = block;
 	}
 	copy = state->arena;
-	memcpy(copy, bytes, len);
-	state->arena += len;
-	state->arena_free -= len;
+	memcpy(copy, &len, sizeof(uint32));
+	memcpy(copy + sizeof(uint32), bytes, len);
+	state->arena += needed;
+	state->arena_free -= needed;
 	return copy;
 }
 
+/* The dense number of a by-reference user id. */
+static uint64
+intern_name(UldpState *state, const char *bytes, uint32 len)
+{
+	UldpName   *name;
+	UldpNameKey key;
+	bool		found;
+
+	key.hash = hash_bytes_extended((const unsigned char *) bytes, len, 0);
+	key.bytes = bytes;
+	key.len = len;
+	if (unlikely(state->names->members + 1 >= state->names->grow_threshold))
+		check_memory(state, state->users->size, 2 * state->names->size);
+	name = names_insert(state->names, key, &found);
+	if (found)
+		return name->id;
+
+	name->id = state->names->members - 1;
+	if (name->id >= state->name_capacity)
+	{
+		state->name_capacity = Max(1024, 2 * state->name_capacity);
+		check_memory(state, state->users->size, state->names->size);
+		state->name_of_id = state->name_of_id
+			? repalloc_huge(state->name_of_id, state->name_capacity * sizeof(char *))
+			: MemoryContextAllocHuge(state->context, state->name_capacity * sizeof(char *));
+	}
+	state->name_of_id[name->id] = arena_copy(state, bytes, len);
+	name->key.bytes = state->name_of_id[name->id] + sizeof(uint32);
+	return name->id;
+}
+
+static uint32
+stored_name_length(const char *stored)
+{
+	uint32		len;
+
+	memcpy(&len, stored, sizeof(uint32));
+	return len;
+}
+
+/* intern_name() for a name stored as [uint32 len][bytes] */
+static uint64
+intern_stored_name(UldpState *state, const char *stored)
+{
+	return intern_name(state, stored + sizeof(uint32), stored_name_length(stored));
+}
+
 static void
-state_accumulate(UldpState *state, UldpUserKey key, double sum, int64 count)
+state_accumulate(UldpState *state, uint64 id, double sum, int64 count)
 {
 	UldpUser   *user;
 	bool		found;
 
-	/* an insert at the threshold doubles the table: refuse before that */
-	if (state->users->members >= state->users->grow_threshold)
-		check_memory(state, 2 * (uint64) state->users->size);
-	user = users_insert(state->users, key, &found);
+	if (unlikely(state->users->members + 1 >= state->users->grow_threshold))
+		check_memory(state, 2 * state->users->size,
+					 state->names ? state->names->size : 0);
+	user = users_insert(state->users, id, &found);
 	if (!found)
 	{
-		if (key.bytes != NULL)
-			user->key.bytes = arena_copy(state, key.bytes, key.len);
 		user->count = 0;
 		user->sum = 0;
 	}
@@ -180,37 +260,33 @@ state_accumulate(UldpState *state, UldpUserKey key, double sum, int64 count)
 	user->sum += sum;
 }
 
-static UldpUserKey
-user_key(const UldpState *state, Datum id)
+/* The key of a user id datum: the datum itself, or its interned number. */
+static uint64
+user_key(UldpState *state, Datum id)
 {
-	UldpUserKey key;
+	const char *bytes;
+	uint32		len;
 
 	if (state->key_byval)
-	{
-		key.id = (uint64) id;
-		key.bytes = NULL;
-		key.len = 0;
-		return key;
-	}
+		return (uint64) id;
 	if (state->key_typlen == -1)
 	{
 		struct varlena *value = PG_DETOAST_DATUM_PACKED(id);
 
-		key.bytes = VARDATA_ANY(value);
-		key.len = VARSIZE_ANY_EXHDR(value);
+		bytes = VARDATA_ANY(value);
+		len = VARSIZE_ANY_EXHDR(value);
 	}
 	else if (state->key_typlen == -2)
 	{
-		key.bytes = DatumGetCString(id);
-		key.len = strlen(key.bytes);
+		bytes = DatumGetCString(id);
+		len = strlen(bytes);
 	}
 	else
 	{
-		key.bytes = DatumGetPointer(id);
-		key.len = state->key_typlen;
+		bytes = DatumGetPointer(id);
+		len = state->key_typlen;
 	}
-	key.id = hash_bytes_extended((const unsigned char *) key.bytes, key.len, 0);
-	return key;
+	return intern_name(state, bytes, len);
 }
 
 /*
@@ -228,9 +304,6 @@ uldp_user_transfn(PG_FUNCTION_ARGS)
 	UldpState  *state = PG_ARGISNULL(0) ? NULL : (UldpState *) PG_GETARG_POINTER(0);
 	double		value;
 
-	if (AggCheckCallContext(fcinfo, &aggcontext) != AGG_CONTEXT_AGGREGATE)
-		uldp_refuse_window(fcinfo, "uldp aggregate");
-
 	if (state == NULL)
 	{
 		UldpParams	params;
@@ -238,6 +311,8 @@ uldp_user_transfn(PG_FUNCTION_ARGS)
 		int16		typlen;
 		bool		typbyval;
 
+		if (AggCheckCallContext(fcinfo, &aggcontext) != AGG_CONTEXT_AGGREGATE)
+			uldp_refuse_window(fcinfo);
 		uldp_params_from_args(fcinfo, 3, &params);
 		get_typlenbyval(key_type, &typlen, &typbyval);
 		state = state_create(aggcontext, &params, typbyval, typlen);
@@ -277,7 +352,9 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 
 	users_start_iterate(state2->users, &iterator);
 	while ((user = users_iterate(state2->users, &iterator)) != NULL)
-		state_accumulate(state1, user->key, user->sum, user->count);
+		state_accumulate(state1,
+						 state2->key_byval ? user->id : intern_stored_name(state1, state2->name_of_id[user->id]),
+						 user->sum, user->count);
 	PG_RETURN_POINTER(state1);
 }
 
@@ -294,8 +371,8 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 
 	users_start_iterate(state->users, &iterator);
 	while ((user = users_iterate(state->users, &iterator)) != NULL)
-		size += sizeof(uint64) + sizeof(int64) + sizeof(double) +
-			(user->key.bytes ? sizeof(uint32) + user->key.len : 0);
+		size += sizeof(int64) + sizeof(double) +
+			(state->key_byval ? sizeof(uint64) : sizeof(uint32) + stored_name_length(state->name_of_id[user->id]));
 
 	result = palloc_extended(size, MCXT_ALLOC_HUGE);
 	SET_VARSIZE(result, size);
@@ -312,14 +389,17 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 	users_start_iterate(state->users, &iterator);
 	while ((user = users_iterate(state->users, &iterator)) != NULL)
 	{
-		PUT(user->key.id);
 		PUT(user->count);
 		PUT(user->sum);
-		if (user->key.bytes)
+		if (state->key_byval)
+			PUT(user->id);
+		else
 		{
-			PUT(user->key.len);
-			memcpy(cursor, user->key.bytes, user->key.len);
-			cursor += user->key.len;
+			const char *name = state->name_of_id[user->id];
+			Size		stored = sizeof(uint32) + stored_name_length(name);
+
+			memcpy(cursor, name, stored);
+			cursor += stored;
 		}
 	}
 #undef PUT
@@ -346,20 +426,20 @@ uldp_user_deserialfn(PG_FUNCTION_ARGS)
 #define GET(value) (memcpy(&(value), cursor, sizeof(value)), cursor += sizeof(value))
 	for (int64 i = 0; i < header.nusers; i++)
 	{
-		UldpUserKey key = {0};
 		int64		count;
 		double		sum;
+		uint64		id;
 
-		GET(key.id);
 		GET(count);
 		GET(sum);
-		if (!header.key_byval)
+		if (header.key_byval)
+			GET(id);
+		else
 		{
-			GET(key.len);
-			key.bytes = cursor;
-			cursor += key.len;
+			id = intern_stored_name(state, cursor);
+			cursor += sizeof(uint32) + stored_name_length(cursor);
 		}
-		state_accumulate(state, key, sum, count);
+		state_accumulate(state, id, sum, count);
 	}
 #undef GET
 	PG_RETURN_POINTER(state);

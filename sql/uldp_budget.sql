@@ -1,0 +1,70 @@
+-- budgets: charged before release, refused when exhausted, never refunded
+SET uldp.test_seed = 1;
+CREATE ROLE uldp_analyst LOGIN;
+GRANT SELECT ON visits TO uldp_analyst;
+
+-- a role without a budget cannot release anything
+SET SESSION AUTHORIZATION uldp_analyst;
+SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000) FROM visits;
+-- nor change budgets
+SELECT uldp.set_budget('uldp_analyst', 100, 1);
+SELECT uldp.reset_budget('uldp_analyst');
+UPDATE uldp.budget_data SET epsilon_spent = 0;
+INSERT INTO uldp.ledger_data (role, function, epsilon, delta) VALUES (0, 'x', -1, 0);
+-- nor call the charging function
+SELECT uldp._charge(0, 'x', 1, 0);
+SELECT * FROM uldp.budget;
+RESET SESSION AUTHORIZATION;
+
+SELECT uldp.set_budget('uldp_analyst', 1.0, 1e-6);
+SET SESSION AUTHORIZATION uldp_analyst;
+SELECT user_dp_mean(amount, user_id, 0.25, 0, 1000) IS NOT NULL AS released FROM visits;
+-- a rolled-back transaction keeps its charge
+BEGIN;
+SELECT user_dp_mean(amount, user_id, 0.25, 0, 1000) IS NOT NULL AS released FROM visits;
+ROLLBACK;
+SELECT * FROM uldp.budget;
+RESET SESSION AUTHORIZATION;
+
+-- SET ROLE does not move a release onto another role's budget: the
+-- session user pays
+CREATE TEMP TABLE spent AS
+	SELECT epsilon_spent FROM uldp.budget_data WHERE role = session_user::regrole;
+SET ROLE uldp_analyst;
+SELECT user_dp_mean(amount, user_id, 0.125, 0, 1000) IS NOT NULL AS released FROM visits;
+RESET ROLE;
+SELECT b.epsilon_spent - s.epsilon_spent AS charged_to_session_user
+FROM uldp.budget_data b, spent s WHERE b.role = session_user::regrole;
+SET SESSION AUTHORIZATION uldp_analyst;
+-- 0.5 spent: 0.5 remains; 0.75 is refused and charges nothing
+SELECT user_dp_mean(amount, user_id, 0.75, 0, 1000) FROM visits;
+SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000) IS NOT NULL AS released FROM visits;
+SELECT user_dp_mean(amount, user_id, 0.1, 0, 1000) FROM visits;
+SELECT role, epsilon_limit, delta_limit, epsilon_spent, delta_spent FROM uldp.budget;
+SELECT role, function, epsilon, delta FROM uldp.ledger ORDER BY at;
+RESET SESSION AUTHORIZATION;
+
+-- read-only transactions release too (the charge is written elsewhere)
+SELECT uldp.reset_budget('uldp_analyst');
+SET SESSION AUTHORIZATION uldp_analyst;
+BEGIN READ ONLY;
+SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000) IS NOT NULL AS released FROM visits;
+COMMIT;
+RESET SESSION AUTHORIZATION;
+
+-- the administrator sees every role's budget and the whole ledger
+SELECT role, epsilon_limit, epsilon_spent FROM uldp.budget WHERE role = 'uldp_analyst'::regrole;
+SELECT role, function, epsilon, delta FROM uldp.ledger
+WHERE role = 'uldp_analyst'::regrole ORDER BY at;
+
+-- invalid budgets
+SELECT uldp.set_budget('uldp_analyst', -1, 0);
+SELECT uldp.set_budget('uldp_analyst', 'Infinity', 0);
+SELECT uldp.set_budget('uldp_analyst', 1, 2);
+SELECT uldp.set_budget('no_such_role', 1, 0);
+SELECT uldp.reset_budget('postgres');
+
+DELETE FROM uldp.budget_data WHERE role = 'uldp_analyst'::regrole;
+DELETE FROM uldp.ledger_data WHERE role = 'uldp_analyst'::regrole;
+REVOKE SELECT ON visits FROM uldp_analyst;
+DROP ROLE uldp_analyst;

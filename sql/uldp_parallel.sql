@@ -1,0 +1,31 @@
+-- parallel plans: partial aggregates are combined (serialize, deserialize,
+-- combine) before the final function; the release equals the serial one
+CREATE TABLE big AS
+	SELECT i % 5000 AS user_id, (i % 97)::float8 AS x, (i % 5000)::text AS user_name
+	FROM generate_series(1, 200000) i;
+ANALYZE big;
+
+SET max_parallel_workers_per_gather = 0;
+SET uldp.test_seed = 5;
+SELECT user_dp_mean(x, user_id, 1.0, 0, 100, 2) AS serial_int FROM big \gset
+SET uldp.test_seed = 5;
+SELECT user_dp_mean(x, user_name, 1.0, 0, 100) AS serial_text FROM big \gset
+SET uldp.test_seed = 5;
+SELECT user_dp_range(x, user_id, 1.0) AS serial_range FROM big \gset
+
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET parallel_leader_participation = off;
+EXPLAIN (COSTS OFF) SELECT user_dp_mean(x, user_id, 1.0, 0, 100, 2) FROM big;
+SET uldp.test_seed = 5;
+SELECT user_dp_mean(x, user_id, 1.0, 0, 100, 2) = :serial_int AS parallel_int_equal FROM big;
+SET uldp.test_seed = 5;
+SELECT user_dp_mean(x, user_name, 1.0, 0, 100) = :serial_text AS parallel_text_equal FROM big;
+SET uldp.test_seed = 5;
+SELECT user_dp_range(x, user_id, 1.0)::text = :'serial_range' AS parallel_range_equal FROM big;
+
+-- an empty parallel scan
+SELECT user_dp_mean(x, user_id, 1.0, 0, 100) IS NOT NULL AS empty_parallel FROM big WHERE x < 0;
+RESET ALL;
