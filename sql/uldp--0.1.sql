@@ -179,3 +179,10 @@ CREATE AGGREGATE user_dp_range(value float8, user_id anyelement, epsilon float8,
 	SFUNC = uldp.user_transfn, STYPE = internal, FINALFUNC = uldp.range_finalfn,
 	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.user_combinefn,
 	SERIALFUNC = uldp.user_serialfn, DESERIALFUNC = uldp.user_deserialfn, PARALLEL = SAFE);
+
+-- Testing ------------------------------------------------------------------
+
+-- Draws of the discrete Laplace noise a release adds; reads no data.
+CREATE FUNCTION uldp._sample_discrete_laplace(sensitivity bigint, epsilon float8, n integer)
+	RETURNS bigint[] AS 'MODULE_PATHNAME', 'uldp_sample_discrete_laplace' LANGUAGE C STRICT VOLATILE;
+REVOKE ALL ON FUNCTION uldp._sample_discrete_laplace(bigint, float8, integer) FROM PUBLIC;

@@ -32,7 +32,12 @@
 
 #include <math.h>
 
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "utils/array.h"
+
 #include "noise.h"
+#include "params.h"
 #include "random.h"
 
 /* significant bits kept of epsilon */
@@ -199,4 +204,36 @@ uldp_exponential_quantile(const uint64 *sorted_keys, int64 n, uint64 domain,
 	result = segments[i].start + uldp_uniform_u64(segments[i].length);
 	pfree(segments);
 	return result;
+}
+
+PG_FUNCTION_INFO_V1(uldp_sample_discrete_laplace);
+
+/*
+ * uldp._sample_discrete_laplace(sensitivity, epsilon, n): n draws of the
+ * noise that a release adds, for the statistical tests of the sampler.  It
+ * reads no data, so it releases nothing; it is revoked from PUBLIC all the
+ * same, because a caller able to set uldp.test_seed could otherwise learn
+ * the stream.
+ */
+Datum
+uldp_sample_discrete_laplace(PG_FUNCTION_ARGS)
+{
+	int64		sensitivity = PG_GETARG_INT64(0);
+	double		epsilon = PG_GETARG_FLOAT8(1);
+	int32		n = PG_GETARG_INT32(2);
+	ArrayType  *result;
+	Datum	   *draws;
+
+	if (sensitivity < 1 || sensitivity > (INT64CONST(1) << 41) ||
+		!(epsilon >= ULDP_MIN_EPSILON / 8 && epsilon <= ULDP_MAX_EPSILON) ||
+		n < 0 || n > 100000000)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid arguments for uldp._sample_discrete_laplace"),
+				 errhint("sensitivity in [1, 2^41], epsilon in [1.25e-7, 1e6], n in [0, 1e8].")));
+	draws = palloc_extended(Max(n, 1) * sizeof(Datum), MCXT_ALLOC_HUGE);
+	for (int32 i = 0; i < n; i++)
+		draws[i] = Int64GetDatum((int64) uldp_discrete_laplace(sensitivity, epsilon));
+	result = construct_array(draws, n, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE);
+	PG_RETURN_ARRAYTYPE_P(result);
 }

@@ -135,22 +135,6 @@ uldp_state_params(const UldpState *state)
 	return &state->params;
 }
 
-static UldpState *
-state_create(MemoryContext context, const UldpParams *params, bool key_byval,
-			 int16 key_typlen)
-{
-	UldpState  *state = MemoryContextAllocZero(context, sizeof(UldpState));
-
-	state->params = *params;
-	state->key_byval = key_byval;
-	state->key_typlen = key_typlen;
-	state->context = context;
-	state->users = users_create(context, 1024, NULL);
-	if (!key_byval)
-		state->names = names_create(context, 1024, NULL);
-	return state;
-}
-
 /* Bytes held, with the tables grown as given. */
 static Size
 state_memory(const UldpState *state, uint64 users_size, uint64 names_size)
@@ -169,6 +153,23 @@ check_memory(const UldpState *state, uint64 users_size, uint64 names_size)
 				 errmsg("uldp aggregate state would exceed uldp.max_state_memory (%d kB)",
 						uldp_max_state_memory),
 				 errhint("Each user takes 32 to 64 bytes (more for ids passed by reference, such as text); a superuser can raise uldp.max_state_memory.")));
+}
+
+static UldpState *
+state_create(MemoryContext context, const UldpParams *params, bool key_byval,
+			 int16 key_typlen, uint32 expected_users)
+{
+	UldpState  *state = MemoryContextAllocZero(context, sizeof(UldpState));
+
+	state->params = *params;
+	state->key_byval = key_byval;
+	state->key_typlen = key_typlen;
+	state->context = context;
+	check_memory(state, expected_users / 0.9, key_byval ? 0 : expected_users / 0.9);
+	state->users = users_create(context, expected_users, NULL);
+	if (!key_byval)
+		state->names = names_create(context, expected_users, NULL);
+	return state;
 }
 
 static const char *
@@ -315,7 +316,7 @@ uldp_user_transfn(PG_FUNCTION_ARGS)
 			uldp_refuse_window(fcinfo);
 		uldp_params_from_args(fcinfo, 3, &params);
 		get_typlenbyval(key_type, &typlen, &typbyval);
-		state = state_create(aggcontext, &params, typbyval, typlen);
+		state = state_create(aggcontext, &params, typbyval, typlen, 1024);
 	}
 
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
@@ -346,9 +347,9 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		PG_RETURN_POINTER(state1);
 	}
+	/* deserialized states live in the aggregate context: adopt the first */
 	if (state1 == NULL)
-		state1 = state_create(aggcontext, &state2->params, state2->key_byval,
-							  state2->key_typlen);
+		PG_RETURN_POINTER(state2);
 
 	users_start_iterate(state2->users, &iterator);
 	while ((user = users_iterate(state2->users, &iterator)) != NULL)
@@ -421,7 +422,7 @@ uldp_user_deserialfn(PG_FUNCTION_ARGS)
 	memcpy(&header, cursor, sizeof(header));
 	cursor += sizeof(header);
 	state = state_create(aggcontext, &header.params, header.key_byval,
-						 header.key_typlen);
+						 header.key_typlen, Max(header.nusers, 1024));
 
 #define GET(value) (memcpy(&(value), cursor, sizeof(value)), cursor += sizeof(value))
 	for (int64 i = 0; i < header.nusers; i++)
