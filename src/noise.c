@@ -17,14 +17,25 @@
  * significant bits so the Laplace parameter is a ratio of integers that fits
  * in 128 bits.  Rounding down only adds noise.
  *
- * Exponential mechanism.  uldp_exponential_quantile() selects one integer
- * of a domain of up to 2^64 candidates with probability proportional to
- * exp(-epsilon * score / sensitivity), where the score of a candidate b is
- * max(below_weight * #{keys < b}, above_weight * #{keys > b}).  The score is
- * constant between consecutive distinct keys, so the domain splits into at
- * most 2n + 1 segments; a segment is selected with probability
- * proportional to (length * weight) and a candidate uniformly inside it.
- * Cost is O(n) after sorting, whatever the domain size.
+ * Exponential mechanism.  uldp_exponential_median() selects one integer of
+ * a domain of up to 2^64 candidates with probability proportional to
+ * exp(-epsilon * score), where the score of a candidate b is
+ * max(#{keys < b}, #{keys > b}).  The score is constant between consecutive
+ * distinct keys, so the domain splits into at most 2n + 1 segments; a
+ * segment is selected with probability proportional to length * weight and
+ * a candidate uniformly inside it.  Cost is O(n) after sorting, whatever the
+ * domain size.
+ *
+ * The selection is exact for weights 2^-y_u, where y_u is the segment's
+ * negated log2-weight relative to the heaviest segment, computed in 80-bit
+ * extended precision: a proposal proportional to 2^-min(floor(y_u), 100) is
+ * drawn with exact 128-bit integer arithmetic and accepted with probability
+ * 2^-(y_u - that exponent), itself an exact dyadic Bernoulli trial plus fair
+ * coins.  Nothing overflows or underflows, however small a weight.  The only
+ * inexact step is y_u, whose absolute error is below epsilon * 2^-27 in
+ * log2 units for every possible input (at most 2^32 users); that error
+ * changes any probability ratio by at most a factor 2^(4 error), so the
+ * mechanism runs with epsilon * (1 - 2^-24), which keeps it epsilon-DP.
  *
  *-------------------------------------------------------------------------
  */
@@ -117,49 +128,94 @@ uldp_discrete_laplace(uint64 sensitivity, double epsilon)
 	return discrete_laplace_ts(((uint128) sensitivity) << eps.shift, eps.num);
 }
 
+/* shrinks epsilon to absorb the rounding of the log-weights (see above) */
+#define EM_EPSILON_SLACK (1.0L - 0x1p-24L)
+/* proposal exponents are capped so that proposal weights fit in 128 bits */
+#define EM_PROPOSAL_BITS 100
+
 typedef struct Segment
 {
 	uint64		start;
 	uint64		length;
-	long double weight;		/* log-weight until normalised */
+	int64		score;
+	long double log2_weight;	/* log2(length) - epsilon' * score / ln 2 */
+	uint64		whole;			/* floor of (max log2_weight - log2_weight) */
+	long double fraction;		/* the rest, in [0, 1) */
+	uint128		cumulative;		/* proposal weights up to this segment */
 } Segment;
 
 static int
 add_segment(Segment *segments, int nsegments, uint64 start, uint64 length,
-			int64 score, long double epsilon_per_unit)
+			int64 score, long double log2_per_score)
 {
 	if (length == 0)
 		return nsegments;
 	segments[nsegments].start = start;
 	segments[nsegments].length = length;
-	segments[nsegments].weight = logl((long double) length) -
-		epsilon_per_unit * (long double) score;
+	segments[nsegments].score = score;
+	segments[nsegments].log2_weight = log2l((long double) length) -
+		log2_per_score * (long double) score;
 	return nsegments + 1;
 }
 
-uint64
-uldp_exponential_quantile(const uint64 *sorted_keys, int64 n, uint64 domain,
-						  int below_weight, int above_weight, double epsilon)
+/* Exact Bernoulli(p) for a long double p in (0, 1]. */
+static bool
+bernoulli_long_double(long double p)
 {
-	Segment    *segments = palloc(sizeof(Segment) * (2 * n + 1));
+	int			exponent;
+	long double mantissa = frexpl(p, &exponent);	/* p = mantissa * 2^exponent */
+
+	if (p >= 1)
+		return true;
+	/* p < 2^exponent: the first -exponent bits of a uniform must be zero */
+	for (int zeros = -exponent; zeros > 0; zeros -= 64)
+	{
+		uint64		bits = uldp_random_u64();
+
+		if (zeros < 64)
+			bits &= (UINT64CONST(1) << zeros) - 1;
+		if (bits != 0)
+			return false;
+	}
+	/* then the next 64 bits must fall below the 64-bit mantissa */
+	return uldp_random_u64() < (uint64) ldexpl(mantissa, 64);
+}
+
+/* true with probability 2^-count */
+static bool
+fair_coins_all_heads(uint64 count)
+{
+	for (; count > 0; count -= Min(count, 64))
+	{
+		uint64		bits = uldp_random_u64();
+
+		if (count < 64)
+			bits &= (UINT64CONST(1) << count) - 1;
+		if (bits != 0)
+			return false;
+	}
+	return true;
+}
+
+uint64
+uldp_exponential_median(const uint64 *sorted_keys, int64 n, uint64 domain,
+						double epsilon)
+{
+	Segment    *segments = palloc_extended(sizeof(Segment) * (2 * n + 1), MCXT_ALLOC_HUGE);
 	int			nsegments = 0;
-	long double epsilon_per_unit;
-	long double max_log_weight = -INFINITY;
-	long double total = 0;
-	long double target;
+	long double log2_per_score = (long double) epsilon * EM_EPSILON_SLACK * M_LOG2El;
+	long double max_log2_weight = -INFINITY;
+	uint128		total = 0;
 	int64		below = 0;
 	uint64		previous_end = 0;
+	Segment    *chosen;
 	uint64		result;
-	int			i;
 
 	/*
-	 * Adding one user raises every score by 0 or by at most
-	 * max(below_weight, above_weight) and never lowers one: the scores are
-	 * monotone, so exp(-epsilon * score / sensitivity) gives epsilon-DP
-	 * (McSherry and Talwar 2007, monotone case).
+	 * Adding one user raises every score by 0 or 1 and lowers none: the
+	 * scores are monotone with sensitivity 1, so exp(-epsilon * score) gives
+	 * epsilon-DP (McSherry and Talwar 2007, monotone case).
 	 */
-	epsilon_per_unit = (long double) epsilon / Max(below_weight, above_weight);
-
 	for (int64 j = 0; j < n;)
 	{
 		uint64		key = sorted_keys[j];
@@ -172,36 +228,50 @@ uldp_exponential_quantile(const uint64 *sorted_keys, int64 n, uint64 domain,
 		}
 		/* the gap before this key, then the key itself */
 		nsegments = add_segment(segments, nsegments, previous_end, key - previous_end,
-								Max(below_weight * below, above_weight * (n - below)),
-								epsilon_per_unit);
+								Max(below, n - below), log2_per_score);
 		nsegments = add_segment(segments, nsegments, key, 1,
-								Max(below_weight * below, above_weight * (n - below - count)),
-								epsilon_per_unit);
+								Max(below, n - below - count), log2_per_score);
 		below += count;
 		previous_end = key + 1;
 	}
 	nsegments = add_segment(segments, nsegments, previous_end, domain - previous_end,
-							(int64) below_weight * n, epsilon_per_unit);
+							n, log2_per_score);
 
-	for (i = 0; i < nsegments; i++)
-		max_log_weight = Max(max_log_weight, segments[i].weight);
-	/* weights relative to the heaviest segment: no overflow, and the
-	 * heaviest is exactly 1 */
-	for (i = 0; i < nsegments; i++)
+	for (int i = 0; i < nsegments; i++)
+		max_log2_weight = Max(max_log2_weight, segments[i].log2_weight);
+	for (int i = 0; i < nsegments; i++)
 	{
-		segments[i].weight = expl(segments[i].weight - max_log_weight);
-		total += segments[i].weight;
+		long double gap = max_log2_weight - segments[i].log2_weight;
+		long double whole = floorl(gap);
+
+		segments[i].whole = (uint64) whole;
+		segments[i].fraction = gap - whole;
+		total += ((uint128) 1) << (EM_PROPOSAL_BITS - Min(segments[i].whole, EM_PROPOSAL_BITS));
+		segments[i].cumulative = total;
 	}
 
-	/* a 64-bit uniform is exact in the 64-bit mantissa of a long double */
-	target = ldexpl((long double) uldp_random_u64(), -64) * total;
-	for (i = 0; i < nsegments - 1; i++)
+	for (;;)
 	{
-		if (target < segments[i].weight)
+		uint128		target = uldp_uniform_u128(total);
+		int			low = 0;
+		int			high = nsegments - 1;
+
+		/* the first segment whose cumulative weight exceeds the target */
+		while (low < high)
+		{
+			int			middle = (low + high) / 2;
+
+			if (segments[middle].cumulative > target)
+				high = middle;
+			else
+				low = middle + 1;
+		}
+		chosen = &segments[low];
+		if (bernoulli_long_double(exp2l(-chosen->fraction)) &&
+			fair_coins_all_heads(chosen->whole - Min(chosen->whole, EM_PROPOSAL_BITS)))
 			break;
-		target -= segments[i].weight;
 	}
-	result = segments[i].start + uldp_uniform_u64(segments[i].length);
+	result = chosen->start + uldp_uniform_u64(chosen->length);
 	pfree(segments);
 	return result;
 }

@@ -19,8 +19,7 @@ typedef struct UldpDyadic
 
 extern UldpDyadic uldp_dyadic_floor(double x);
 extern int128 uldp_discrete_laplace(uint64 sensitivity, double epsilon);
-extern uint64 uldp_exponential_quantile(const uint64 *sorted_keys, int64 n,
-										uint64 domain, int below_weight,
-										int above_weight, double epsilon);
+extern uint64 uldp_exponential_median(const uint64 *sorted_keys, int64 n,
+									  uint64 domain, double epsilon);
 
 #endif							/* ULDP_NOISE_H */

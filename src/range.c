@@ -143,8 +143,7 @@ private_median(const Grid *grid, const double *values, int64 n, double epsilon)
 	for (int64 i = 0; i < n; i++)
 		keys[i] = grid_key(grid, values[i]);
 	sort_keys(keys, n);
-	median = grid_value(grid, uldp_exponential_quantile(keys, n, grid->domain,
-														1, 1, epsilon));
+	median = grid_value(grid, uldp_exponential_median(keys, n, grid->domain, epsilon));
 	pfree(keys);
 	return median;
 }
