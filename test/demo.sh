@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# test/demo.sh -- a guided tour of uldp: installs deps, builds + installs the extension, starts a
+# throwaway cluster (port 54330 unless ULDP_PORT is set), loads a demo table of 200k visits by
+# 2000 users, gives role "analyst" a privacy budget of (epsilon=5, delta=1e-6) and replays a short
+# analyst session. On a terminal (and without CI) it then leaves you in psql as analyst; the
+# cluster is stopped and deleted when you quit. ULDP_KEEP=1 keeps the temp dir.
+set -euo pipefail
+
+: "${ULDP_PORT:=54330}"
+export ULDP_PORT
+
+# shellcheck source=test/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+
+if [ "${ULDP_NO_BUILD:-0}" != 1 ]; then
+    uldp_install_deps
+    uldp_build_install || uldp_die "build failed"
+fi
+uldp_start_cluster
+
+uldp_log "creating database demo, role analyst and table visits (200k rows, 2000 users)"
+uldp_psql -d postgres -q -c 'CREATE DATABASE demo'
+uldp_psql -d demo -q <<'SQL'
+CREATE EXTENSION uldp;
+CREATE ROLE analyst LOGIN;
+
+-- Each user has a personal mean around 50 and between 1 and 199 visits (about 100 on average);
+-- individual amounts are noisy around the user's mean. Normal draws use Box-Muller.
+SELECT setseed(0.42) \g /dev/null
+CREATE TABLE visits (user_id int, amount float8, region int);
+WITH users AS (
+    SELECT u AS user_id,
+           50 + 15 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()) AS mu,
+           1 + floor(random() * 199)::int AS n_visits
+    FROM generate_series(1, 2000) AS u
+)
+INSERT INTO visits (user_id, amount, region)
+SELECT users.user_id,
+       greatest(0, users.mu + 10 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random())),
+       1 + floor(random() * 8)::int
+FROM users, LATERAL generate_series(1, users.n_visits) AS v;
+ANALYZE visits;
+
+GRANT SELECT ON visits TO analyst;
+SQL
+uldp_psql -d demo -qAt -c "SELECT format('visits: %s rows, %s users', count(*), count(DISTINCT user_id)) FROM visits"
+
+echo
+echo "================ as superuser postgres: give analyst a budget, and the exact answer ================"
+uldp_psql -d demo -e <<'SQL'
+SELECT uldp.set_budget('analyst', 5.0, 1e-6);
+\echo '-- the non-private answer, for comparison'
+SELECT avg(amount) FROM visits;
+SQL
+
+echo "================ analyst session (budget: epsilon = 5.0, delta = 1e-6) ================"
+uldp_psql -d demo -U analyst -e 2>&1 <<'SQL'
+\echo '-- mean with user-level DP, epsilon = 0.5, no bounds given'
+SELECT user_dp_mean(amount, user_id, 0.5) FROM visits;
+\echo '-- mean with epsilon = 0.5 and public bounds [0, 1000]'
+SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000) FROM visits;
+\echo '-- same, with an explicit tau = 12.5 (sixth argument)'
+SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000, 12.5) FROM visits;
+\echo '-- a private range (lower, upper) of the amounts, epsilon = 0.5'
+SELECT (r).lower, (r).upper FROM (SELECT user_dp_range(amount, user_id, 0.5, 0, 1000) r FROM visits) s;
+\echo '-- what is left of the budget, and what was spent'
+SELECT * FROM uldp.budget;
+SELECT * FROM uldp.ledger;
+\echo '-- asking for epsilon = 5.0 now exceeds the remaining budget: this must fail'
+\set ON_ERROR_STOP off
+SELECT user_dp_mean(amount, user_id, 5.0) FROM visits;
+\set ON_ERROR_STOP on
+SQL
+
+if [ -t 0 ] && [ -z "${CI:-}" ]; then
+    echo
+    echo "You are now in psql as role 'analyst' on database 'demo' (table: visits)."
+    echo "Try:  SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000) FROM visits;"
+    echo "      SELECT * FROM uldp.budget;"
+    echo "From another terminal (as root):  runuser -u postgres -- psql -h $PGHOST -p $PGPORT -U analyst demo"
+    echo "Quit with \\q (or Ctrl-D); the throwaway cluster is then stopped and deleted."
+    echo
+    trap '' INT # Ctrl-C belongs to psql (cancels a query) and must not end this script
+    uldp_as_pg "$ULDP_PGBIN/psql" -X -d demo -U analyst || true
+    trap 'exit 130' INT
+fi
+exit 0

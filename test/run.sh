@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# test/run.sh -- the whole uldp test suite: install Debian deps, build + install the extension,
+# start a throwaway PostgreSQL 15 cluster, then run
+#   1. pg_regress  on the tests named by the Makefile's REGRESS line (sql/*.sql vs expected/*.out)
+#   2. pgTAP       test/pgtap/*.sql (sorted) with pg_prove, in database uldp_tap
+#   3. statistical test/stat/*.sql  (sorted) with pg_prove, in database uldp_stat
+# and print "N passed, N failed" (N = test files). Exits non-zero if anything failed.
+#
+# Usage: bash test/run.sh [regress] [pgtap] [stat]      (default: all three stages)
+#   ULDP_NO_BUILD=1  skip dependency install and build (use what is installed)
+#   ULDP_KEEP=1      keep the temp dir (cluster, server.log, regression.diffs) for inspection
+#   ULDP_PORT        cluster port (default 54329)
+set -euo pipefail
+
+# shellcheck source=test/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+
+PASSED=0
+FAILED=0
+STAGE_SUMMARY=()
+
+header() {
+    echo
+    echo "======================================================================"
+    echo "== $*"
+    echo "======================================================================"
+}
+
+record() { # record LABEL NPASS NFAIL
+    PASSED=$((PASSED + $2))
+    FAILED=$((FAILED + $3))
+    STAGE_SUMMARY+=("$(printf '%-12s %3d ok, %3d not ok' "$1:" "$2" "$3")")
+}
+
+# makefile_var NAME: the value of a variable in the Makefile (REGRESS, REGRESS_OPTS), read with
+# awk (handles "=", ":=", "+=", "?=", backslash continuations and comments). If the value uses
+# make expansions ($(...)), ask make itself instead.
+makefile_var() {
+    local var="$1" val
+    [ -f "$ULDP_REPO/Makefile" ] || return 0
+    val="$(awk -v var="$var" '
+        !grab && $0 ~ ("^[[:space:]]*" var "[[:space:]]*[:+?]?=") { grab = 1; sub(/^[^=]*=/, "") }
+        grab { sub(/#.*/, ""); cont = sub(/\\[[:space:]]*$/, ""); printf "%s ", $0; if (!cont) grab = 0 }
+    ' "$ULDP_REPO/Makefile")"
+    if [[ "$val" == *'$'* ]]; then
+        # shellcheck disable=SC2016 # $(%s) is for make, not for the shell
+        val="$(cd "$ULDP_REPO" && printf '_uldp_print_var:\n\t@echo $(%s)\n' "$var" \
+            | make -s --no-print-directory -f Makefile -f - PG_CONFIG="$ULDP_PG_CONFIG" _uldp_print_var)"
+    fi
+    printf '%s\n' "$val"
+}
+
+# ---------------------------------------------------------------------------------------------
+stage_regress() {
+    header "pg_regress"
+    local tests=() opts=() extra=() o t
+    read -r -a tests <<<"$(makefile_var REGRESS)"
+    if [ "${#tests[@]}" -eq 0 ] && [ -d "$ULDP_REPO/sql" ]; then
+        uldp_warn "no REGRESS line in the Makefile; using sql/*.sql"
+        mapfile -t tests < <(cd "$ULDP_REPO/sql" && find . -maxdepth 1 -name '*.sql' -printf '%f\n' \
+            | sed 's/\.sql$//' | LC_ALL=C sort)
+    fi
+    if [ "${#tests[@]}" -eq 0 ]; then
+        echo "no regression tests found: skipping"
+        return
+    fi
+    read -r -a opts <<<"$(makefile_var REGRESS_OPTS)"
+    for o in "${opts[@]}"; do
+        case "$o" in
+            --inputdir=. | --inputdir=./) ;; # that is what we pass anyway
+            --inputdir* | --outputdir* | --bindir* | --host* | --port* | --dbname* | --temp-instance* | --use-existing)
+                uldp_warn "ignoring REGRESS_OPTS option $o" ;;
+            *) extra+=("$o") ;;
+        esac
+    done
+
+    # pg_regress runs as postgres and reads <inputdir>/sql and <inputdir>/expected.
+    local indir="$ULDP_REPO" d readable=1
+    for d in sql expected input output data; do
+        if [ -d "$ULDP_REPO/$d" ] && ! uldp_pg_can_read "$ULDP_REPO/$d"; then readable=0; fi
+    done
+    if [ "$readable" = 0 ]; then
+        indir="$ULDP_PGTMP/regress_in"
+        echo "(repo not readable by postgres: copying test inputs to $indir)"
+        for d in sql expected input output data; do
+            if [ -d "$ULDP_REPO/$d" ]; then uldp_pg_copy "$ULDP_REPO/$d" "$indir/$d"; fi
+        done
+    fi
+    local outdir="$ULDP_PGTMP/regress_out"
+    mkdir -p "$outdir"
+    chown postgres:postgres "$outdir"
+
+    # pg_regress deletes regression.out when everything passed, so parse a copy of its stdout.
+    local log="$ULDP_PGTMP/pg_regress.log" rc=0
+    uldp_as_pg "$ULDP_PG_REGRESS" \
+        --inputdir="$indir" --outputdir="$outdir" --bindir="$ULDP_PGBIN" \
+        --host="$PGHOST" --port="$PGPORT" --dbname=contrib_regression \
+        "${extra[@]}" "${tests[@]}" 2>&1 | tee "$log" || rc=$?
+    if [ "$rc" -eq 130 ]; then exit 130; fi # runuser reports a Ctrl-C'd child as status 130
+
+    local npass=0 nfail=0
+    for t in "${tests[@]}"; do
+        if awk -v t="$t" '
+                ($1 == "test" && $2 == t && $3 == "..." && $4 == "ok") ||
+                ($1 == t && $2 == "..." && $3 == "ok") { found = 1 }
+                END { exit !found }' "$log"; then
+            npass=$((npass + 1))
+        else
+            nfail=$((nfail + 1))
+        fi
+    done
+    if [ "$rc" -ne 0 ] && [ "$nfail" -eq 0 ]; then
+        uldp_warn "pg_regress exited with status $rc although every test reported ok"
+        nfail=1
+    fi
+    if [ -s "$outdir/regression.diffs" ]; then
+        echo "----- regression.diffs -----"
+        cat "$outdir/regression.diffs"
+        echo "----- end of regression.diffs -----"
+    fi
+    record pg_regress "$npass" "$nfail"
+}
+
+# ---------------------------------------------------------------------------------------------
+# stage_prove LABEL SUBDIR DB: run test/SUBDIR/*.sql with pg_prove in a fresh database DB
+stage_prove() {
+    local label="$1" subdir="$2" db="$3"
+    header "$label: test/$subdir/*.sql (database $db)"
+    local files=()
+    if [ -d "$ULDP_REPO/test/$subdir" ]; then
+        mapfile -d '' -t files < <(cd "$ULDP_REPO/test" \
+            && find "$subdir" -maxdepth 1 -type f -name '*.sql' -print0 | LC_ALL=C sort -z)
+    fi
+    if [ "${#files[@]}" -eq 0 ]; then
+        echo "no test/$subdir/*.sql files yet: skipping"
+        return
+    fi
+
+    # pg_prove runs as postgres from a directory where the files are named test/<subdir>/x.sql
+    # relative to it (so \ir includes work); copy them if postgres cannot read the repo.
+    local cwd="$ULDP_REPO/test"
+    if ! uldp_pg_can_read "$ULDP_REPO/test/$subdir"; then
+        cwd="$ULDP_PGTMP/test"
+        if [ ! -d "$cwd" ]; then
+            echo "(repo not readable by postgres: copying test/ to $cwd)"
+            uldp_pg_copy "$ULDP_REPO/test" "$cwd"
+        fi
+    fi
+
+    if ! uldp_psql -d postgres -q -c 'SET client_min_messages = warning' \
+            -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" \
+        || ! uldp_psql -d "$db" -q -c 'CREATE EXTENSION pgtap'; then
+        echo "could not set up database $db: counting all ${#files[@]} files as failed"
+        record "$label" 0 "${#files[@]}"
+        return
+    fi
+
+    local log="$ULDP_PGTMP/prove_$subdir.log" rc=0
+    uldp_as_pg_in "$cwd" pg_prove --psql-bin "$ULDP_PGBIN/psql" \
+        --host "$PGHOST" --port "$PGPORT" --username postgres --dbname "$db" --timer \
+        "${files[@]}" 2>&1 | tee "$log" || rc=$?
+    if [ "$rc" -eq 130 ]; then exit 130; fi
+
+    # Failed files are the ones listed in pg_prove's "Test Summary Report" as "<file>   (Wstat: ...".
+    local f npass=0 nfail=0
+    for f in "${files[@]}"; do
+        if awk -v f="$f" '
+                /^Test Summary Report/ { report = 1; next }
+                report && index($0, f) == 1 && substr($0, length(f) + 1) ~ /^ +\(Wstat: / { found = 1 }
+                END { exit !found }' "$log"; then
+            nfail=$((nfail + 1))
+        else
+            npass=$((npass + 1))
+        fi
+    done
+    if [ "$rc" -ne 0 ] && [ "$nfail" -eq 0 ]; then
+        echo "pg_prove exited with status $rc without a per-file report: counting all files as failed"
+        npass=0
+        nfail="${#files[@]}"
+    fi
+    record "$label" "$npass" "$nfail"
+}
+
+# ---------------------------------------------------------------------------------------------
+main() {
+    local stages=("$@") s
+    [ "${#stages[@]}" -gt 0 ] || stages=(regress pgtap stat)
+    for s in "${stages[@]}"; do
+        case "$s" in regress | pgtap | stat) ;; *) uldp_die "unknown stage '$s' (regress, pgtap, stat)" ;; esac
+    done
+
+    if [ "${ULDP_NO_BUILD:-0}" = 1 ]; then
+        echo "ULDP_NO_BUILD=1: skipping dependency install and build"
+    else
+        header "dependencies"
+        uldp_install_deps
+        header "build + install"
+        uldp_build_install || uldp_die "build failed"
+    fi
+    header "throwaway cluster"
+    uldp_start_cluster
+
+    for s in "${stages[@]}"; do
+        SECONDS=0
+        case "$s" in
+            regress) stage_regress ;;
+            pgtap) stage_prove pgTAP pgtap uldp_tap ;;
+            stat) stage_prove statistical stat uldp_stat ;;
+        esac
+        echo "(stage $s took ${SECONDS}s)"
+    done
+
+    header "summary"
+    if [ "${#STAGE_SUMMARY[@]}" -gt 0 ]; then printf '%s\n' "${STAGE_SUMMARY[@]}"; fi
+    local status=0
+    if [ "$FAILED" -ne 0 ]; then
+        status=1
+        uldp_show_server_log
+    elif [ $((PASSED + FAILED)) -eq 0 ]; then
+        echo "no tests were found at all" >&2
+        status=1
+    fi
+    printf '%d passed, %d failed\n' "$PASSED" "$FAILED"
+    return "$status"
+}
+
+main "$@"
