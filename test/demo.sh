@@ -30,13 +30,13 @@ SELECT setseed(0.42) \g /dev/null
 CREATE TABLE visits (user_id int, amount float8, region int);
 WITH users AS (
     SELECT u AS user_id,
-           50 + 15 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()) AS mu,
+           50 + 3 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()) AS mu,
            1 + floor(random() * 199)::int AS n_visits
     FROM generate_series(1, 2000) AS u
 )
 INSERT INTO visits (user_id, amount, region)
 SELECT users.user_id,
-       greatest(0, users.mu + 10 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random())),
+       greatest(0, users.mu + 5 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random())),
        1 + floor(random() * 8)::int
 FROM users, LATERAL generate_series(1, users.n_visits) AS v;
 ANALYZE visits;
@@ -49,8 +49,10 @@ echo
 echo "================ as superuser postgres: give analyst a budget, and the exact answer ================"
 uldp_psql -d demo -e <<'SQL'
 SELECT uldp.set_budget('analyst', 5.0, 1e-6);
-\echo '-- the non-private answer, for comparison'
+\echo '-- the non-private answers, for comparison: the mean over rows, and the'
+\echo '-- mean of the user averages, which user_dp_mean estimates'
 SELECT avg(amount) FROM visits;
+SELECT avg(m) AS mean_of_user_means FROM (SELECT avg(amount) m FROM visits GROUP BY user_id) s;
 SQL
 
 echo "================ analyst session (budget: epsilon = 5.0, delta = 1e-6) ================"
