@@ -133,29 +133,85 @@ uldp_discrete_laplace(uint64 sensitivity, double epsilon)
 /* proposal exponents are capped so that proposal weights fit in 128 bits */
 #define EM_PROPOSAL_BITS 100
 
+/*
+ * Walks the segments of the domain in order: the gap before each distinct
+ * key, the key itself, and the gap after the last key.  Segments are
+ * recomputed rather than stored, so the mechanism needs one byte per
+ * segment whatever the number of users.
+ */
+typedef struct SegmentWalk
+{
+	const uint64 *keys;
+	int64		n;
+	uint64		domain;
+	int64		next;			/* index of the next distinct key */
+	int64		below;			/* users whose key lies before "position" */
+	uint64		position;		/* first candidate not yet walked */
+	bool		at_key;			/* the gap before keys[next] is done */
+} SegmentWalk;
+
 typedef struct Segment
 {
 	uint64		start;
 	uint64		length;
 	int64		score;
-	long double log2_weight;	/* log2(length) - epsilon' * score / ln 2 */
-	uint64		whole;			/* floor of (max log2_weight - log2_weight) */
-	long double fraction;		/* the rest, in [0, 1) */
-	uint128		cumulative;		/* proposal weights up to this segment */
 } Segment;
 
-static int
-add_segment(Segment *segments, int nsegments, uint64 start, uint64 length,
-			int64 score, long double log2_per_score)
+static void
+walk_start(SegmentWalk *walk, const uint64 *keys, int64 n, uint64 domain)
 {
-	if (length == 0)
-		return nsegments;
-	segments[nsegments].start = start;
-	segments[nsegments].length = length;
-	segments[nsegments].score = score;
-	segments[nsegments].log2_weight = log2l((long double) length) -
-		log2_per_score * (long double) score;
-	return nsegments + 1;
+	memset(walk, 0, sizeof(SegmentWalk));
+	walk->keys = keys;
+	walk->n = n;
+	walk->domain = domain;
+}
+
+static bool
+walk_next(SegmentWalk *walk, Segment *segment)
+{
+	uint64		key;
+	int64		count = 0;
+
+	if (walk->next >= walk->n)
+	{
+		if (walk->position >= walk->domain)
+			return false;
+		segment->start = walk->position;
+		segment->length = walk->domain - walk->position;
+		segment->score = walk->n;
+		walk->position = walk->domain;
+		return true;
+	}
+	key = walk->keys[walk->next];
+	if (!walk->at_key)
+	{
+		walk->at_key = true;
+		if (key > walk->position)
+		{
+			segment->start = walk->position;
+			segment->length = key - walk->position;
+			segment->score = Max(walk->below, walk->n - walk->below);
+			return true;
+		}
+	}
+	while (walk->next + count < walk->n && walk->keys[walk->next + count] == key)
+		count++;
+	segment->start = key;
+	segment->length = 1;
+	segment->score = Max(walk->below, walk->n - walk->below - count);
+	walk->below += count;
+	walk->next += count;
+	walk->position = key + 1;
+	walk->at_key = false;
+	return true;
+}
+
+static long double
+log2_weight(const Segment *segment, long double log2_per_score)
+{
+	long double log2_length = segment->length == 1 ? 0 : log2l((long double) segment->length);
+
+	return log2_length - log2_per_score * (long double) segment->score;
 }
 
 /* Exact Bernoulli(p) for a long double p in (0, 1]. */
@@ -201,79 +257,60 @@ uint64
 uldp_exponential_median(const uint64 *sorted_keys, int64 n, uint64 domain,
 						double epsilon)
 {
-	Segment    *segments = palloc_extended(sizeof(Segment) * (2 * n + 1), MCXT_ALLOC_HUGE);
-	int			nsegments = 0;
 	long double log2_per_score = (long double) epsilon * EM_EPSILON_SLACK * M_LOG2El;
 	long double max_log2_weight = -INFINITY;
+	uint8	   *proposal_exponents = palloc_extended(2 * n + 1, MCXT_ALLOC_HUGE);
+	int64		nsegments = 0;
 	uint128		total = 0;
-	int64		below = 0;
-	uint64		previous_end = 0;
-	Segment    *chosen;
-	uint64		result;
+	SegmentWalk walk;
+	Segment		segment;
 
 	/*
 	 * Adding one user raises every score by 0 or 1 and lowers none: the
 	 * scores are monotone with sensitivity 1, so exp(-epsilon * score) gives
 	 * epsilon-DP (McSherry and Talwar 2007, monotone case).
 	 */
-	for (int64 j = 0; j < n;)
+	walk_start(&walk, sorted_keys, n, domain);
+	while (walk_next(&walk, &segment))
+		max_log2_weight = Max(max_log2_weight, log2_weight(&segment, log2_per_score));
+
+	walk_start(&walk, sorted_keys, n, domain);
+	while (walk_next(&walk, &segment))
 	{
-		uint64		key = sorted_keys[j];
-		int64		count = 0;
+		uint64		whole = (uint64) floorl(max_log2_weight - log2_weight(&segment, log2_per_score));
+		int			exponent = (int) Min(whole, EM_PROPOSAL_BITS);
 
-		while (j < n && sorted_keys[j] == key)
-		{
-			j++;
-			count++;
-		}
-		/* the gap before this key, then the key itself */
-		nsegments = add_segment(segments, nsegments, previous_end, key - previous_end,
-								Max(below, n - below), log2_per_score);
-		nsegments = add_segment(segments, nsegments, key, 1,
-								Max(below, n - below - count), log2_per_score);
-		below += count;
-		previous_end = key + 1;
-	}
-	nsegments = add_segment(segments, nsegments, previous_end, domain - previous_end,
-							n, log2_per_score);
-
-	for (int i = 0; i < nsegments; i++)
-		max_log2_weight = Max(max_log2_weight, segments[i].log2_weight);
-	for (int i = 0; i < nsegments; i++)
-	{
-		long double gap = max_log2_weight - segments[i].log2_weight;
-		long double whole = floorl(gap);
-
-		segments[i].whole = (uint64) whole;
-		segments[i].fraction = gap - whole;
-		total += ((uint128) 1) << (EM_PROPOSAL_BITS - Min(segments[i].whole, EM_PROPOSAL_BITS));
-		segments[i].cumulative = total;
+		proposal_exponents[nsegments++] = exponent;
+		total += ((uint128) 1) << (EM_PROPOSAL_BITS - exponent);
 	}
 
 	for (;;)
 	{
 		uint128		target = uldp_uniform_u128(total);
-		int			low = 0;
-		int			high = nsegments - 1;
+		uint128		cumulative = 0;
+		int64		chosen = 0;
+		long double gap;
+		long double whole;
 
-		/* the first segment whose cumulative weight exceeds the target */
-		while (low < high)
+		/* the first segment whose cumulative proposal weight exceeds the target */
+		for (;; chosen++)
 		{
-			int			middle = (low + high) / 2;
-
-			if (segments[middle].cumulative > target)
-				high = middle;
-			else
-				low = middle + 1;
+			cumulative += ((uint128) 1) << (EM_PROPOSAL_BITS - proposal_exponents[chosen]);
+			if (cumulative > target)
+				break;
 		}
-		chosen = &segments[low];
-		if (bernoulli_long_double(exp2l(-chosen->fraction)) &&
-			fair_coins_all_heads(chosen->whole - Min(chosen->whole, EM_PROPOSAL_BITS)))
+		walk_start(&walk, sorted_keys, n, domain);
+		for (int64 i = 0; i <= chosen; i++)
+			walk_next(&walk, &segment);
+
+		gap = max_log2_weight - log2_weight(&segment, log2_per_score);
+		whole = floorl(gap);
+		if (bernoulli_long_double(exp2l(-(gap - whole))) &&
+			fair_coins_all_heads((uint64) whole - proposal_exponents[chosen]))
 			break;
 	}
-	result = chosen->start + uldp_uniform_u64(chosen->length);
-	pfree(segments);
-	return result;
+	pfree(proposal_exponents);
+	return segment.start + uldp_uniform_u64(segment.length);
 }
 
 PG_FUNCTION_INFO_V1(uldp_sample_discrete_laplace);

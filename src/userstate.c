@@ -135,24 +135,32 @@ uldp_state_params(const UldpState *state)
 	return &state->params;
 }
 
-/* Bytes held, with the tables grown as given. */
+/* Bytes held with the tables grown as given, plus "extra". */
 static Size
-state_memory(const UldpState *state, uint64 users_size, uint64 names_size)
+state_memory(const UldpState *state, uint64 users_size, uint64 names_size,
+			 Size extra)
 {
 	return sizeof(UldpState) + users_size * sizeof(UldpUser) +
 		names_size * sizeof(UldpName) +
-		state->name_capacity * sizeof(char *) + state->arena_total;
+		state->name_capacity * sizeof(char *) + state->arena_total + extra;
+}
+
+static void
+check_memory_extra(const UldpState *state, uint64 users_size,
+				   uint64 names_size, Size extra)
+{
+	if (state_memory(state, users_size, names_size, extra) > (Size) uldp_max_state_memory * 1024)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("uldp aggregate state would exceed uldp.max_state_memory (%d kB)",
+						uldp_max_state_memory),
+				 errhint("Each user takes 27 to 53 bytes (more for ids passed by reference, such as text), and the release needs 34 more; a superuser can raise uldp.max_state_memory.")));
 }
 
 static void
 check_memory(const UldpState *state, uint64 users_size, uint64 names_size)
 {
-	if (state_memory(state, users_size, names_size) > (Size) uldp_max_state_memory * 1024)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("uldp aggregate state would exceed uldp.max_state_memory (%d kB)",
-						uldp_max_state_memory),
-				 errhint("Each user takes 27 to 53 bytes (more for ids passed by reference, such as text); a superuser can raise uldp.max_state_memory.")));
+	check_memory_extra(state, users_size, names_size, 0);
 }
 
 static UldpState *
@@ -202,13 +210,16 @@ intern_name(UldpState *state, const char *bytes, uint32 len)
 	UldpName   *name;
 	UldpNameKey key;
 	bool		found;
+	uint64		size = state->names->size;
 
 	key.hash = hash_bytes_extended((const unsigned char *) bytes, len, 0);
 	key.bytes = bytes;
 	key.len = len;
 	if (unlikely(state->names->members + 1 >= state->names->grow_threshold))
-		check_memory(state, state->users->size, 2 * state->names->size);
+		check_memory(state, state->users->size, 2 * size);
 	name = names_insert(state->names, key, &found);
+	if (unlikely(state->names->size != size))
+		check_memory(state, state->users->size, state->names->size);
 	if (found)
 		return name->id;
 
@@ -266,11 +277,14 @@ state_accumulate(UldpState *state, uint64 id, double sum, uint64 count)
 {
 	UldpUser   *user;
 	bool		found;
+	uint64		size = state->users->size;
 
 	if (unlikely(state->users->members + 1 >= state->users->grow_threshold))
-		check_memory(state, 2 * state->users->size,
-					 state->names ? state->names->size : 0);
+		check_memory(state, 2 * size, state->names ? state->names->size : 0);
 	user = users_insert(state->users, id, &found);
+	/* long probe sequences can also make simplehash grow */
+	if (unlikely(state->users->size != size))
+		check_memory(state, state->users->size, state->names ? state->names->size : 0);
 	if (!found)
 	{
 		user->count = 0;
@@ -474,11 +488,18 @@ uldp_user_deserialfn(PG_FUNCTION_ARGS)
 double *
 uldp_state_user_means(UldpState *state, int64 *nusers)
 {
-	double	   *means = palloc_extended(Max(state->users->members, 1) * sizeof(double),
-										MCXT_ALLOC_HUGE);
+	double	   *means;
 	users_iterator iterator;
 	UldpUser   *user;
 	int64		n = 0;
+
+	/* the release needs the averages and, in range.c, up to three more
+	 * arrays of 8 bytes and two bytes of segments per user */
+	check_memory_extra(state, state->users->size,
+					   state->names ? state->names->size : 0,
+					   (Size) state->users->members * ULDP_RELEASE_BYTES_PER_USER);
+	means = palloc_extended(Max(state->users->members, 1) * sizeof(double),
+							MCXT_ALLOC_HUGE);
 
 	users_start_iterate(state->users, &iterator);
 	while ((user = users_iterate(state->users, &iterator)) != NULL)
