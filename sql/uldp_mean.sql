@@ -71,3 +71,10 @@ SELECT round((user_dp_mean(amount * 1e-9, user_id, 1.0) * 1e9)::numeric, 3) AS t
 	   round((user_dp_mean(amount * 1e12, user_id, 1.0) / 1e12)::numeric, 3) AS huge_scale,
 	   round((user_dp_mean(amount - 1e6, user_id, 1.0) + 1e6)::numeric, 3) AS far_from_zero
 FROM visits;
+
+-- when 4 tau covers the bounds the range is public: all of epsilon goes to
+-- the sum and the count
+SET uldp.test_seed = 29;
+SELECT round(user_dp_mean(amount, user_id, 1.0, 40, 70, 10)::numeric, 6) AS public_range FROM visits;
+SELECT (r).lower, (r).upper
+FROM (SELECT user_dp_range(amount, user_id, 1.0, 40, 70, 10) r FROM visits) s;

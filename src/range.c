@@ -36,6 +36,9 @@
 /* mantissa bits kept by the floating-point grid: relative resolution 2^-24 */
 #define FLOAT_GRID_BITS 24
 #define FLOAT_GRID_SHIFT (52 - FLOAT_GRID_BITS)
+/* with bounds, magnitudes below 2^-FLOAT_GRID_FLOOR_BITS of their width
+ * are not told apart */
+#define FLOAT_GRID_FLOOR_BITS 40
 /* range = median +- 2 tau with tau = TAU_PER_MAD * MAD */
 #define TAU_PER_MAD 3.5
 
@@ -44,6 +47,7 @@ typedef struct Grid
 	bool		linear;
 	double		origin;			/* linear: left end of bin 0 */
 	double		width;			/* linear: width of a bin */
+	double		floor;			/* floating point: smallest distinct magnitude */
 	uint64		first;			/* floating point: raw key of the lowest value */
 	uint64		domain;
 } Grid;
@@ -89,40 +93,53 @@ sort_keys(uint64 *keys, int64 n)
 	pfree(buffer);
 }
 
-/* the raw floating-point key of 0.0; negative values lie below it */
 static uint64
-float_zero(void)
+magnitude_bits(double magnitude)
 {
-	double		max = ULDP_MAX_MAGNITUDE;
-	uint64		bits;
-
-	memcpy(&bits, &max, sizeof(bits));
-	return (bits >> FLOAT_GRID_SHIFT) + 1;
-}
-
-/* monotone: x <= y implies raw(x) <= raw(y) */
-static uint64
-float_raw_key(double x)
-{
-	double		magnitude = fabs(x);
 	uint64		bits;
 
 	memcpy(&bits, &magnitude, sizeof(bits));
-	bits >>= FLOAT_GRID_SHIFT;
-	return x >= 0 ? float_zero() + bits : float_zero() - bits;
+	return bits >> FLOAT_GRID_SHIFT;
+}
+
+/*
+ * The magnitude key of |x| on a floating-point grid: 0 below the grid's
+ * floor, then one key per cut-mantissa double.  Monotone in |x|.
+ */
+static uint64
+magnitude_key(const Grid *grid, double x)
+{
+	double		magnitude = fabs(x);
+
+	if (magnitude < grid->floor)
+		return 0;
+	return magnitude_bits(magnitude) - magnitude_bits(grid->floor) + 1;
+}
+
+/* The raw key of x: zero_key + or - its magnitude key.  Monotone in x. */
+static uint64
+float_raw_key(const Grid *grid, double x)
+{
+	uint64		zero_key = magnitude_key(grid, ULDP_MAX_MAGNITUDE);
+
+	return x >= 0 ? zero_key + magnitude_key(grid, x) : zero_key - magnitude_key(grid, x);
 }
 
 static double
-float_raw_value(uint64 raw)
+float_raw_value(const Grid *grid, uint64 raw)
 {
-	uint64		magnitude_key = raw >= float_zero() ? raw - float_zero() : float_zero() - raw;
-	/* the middle of the bin */
-	uint64		bits = (magnitude_key << FLOAT_GRID_SHIFT) |
-		(UINT64CONST(1) << (FLOAT_GRID_SHIFT - 1));
+	uint64		zero_key = magnitude_key(grid, ULDP_MAX_MAGNITUDE);
+	uint64		key = raw >= zero_key ? raw - zero_key : zero_key - raw;
+	uint64		bits;
 	double		magnitude;
 
+	if (key == 0)
+		return 0;
+	/* the middle of the bin */
+	bits = ((key - 1 + magnitude_bits(grid->floor)) << FLOAT_GRID_SHIFT) |
+		(UINT64CONST(1) << (FLOAT_GRID_SHIFT - 1));
 	memcpy(&magnitude, &bits, sizeof(bits));
-	return raw >= float_zero() ? magnitude : -magnitude;
+	return raw >= zero_key ? magnitude : -magnitude;
 }
 
 static Grid
@@ -137,26 +154,35 @@ linear_grid(double lower, double upper, double width)
 	return grid;
 }
 
+/*
+ * A floating-point grid over [lower, upper].  Magnitudes below "floor" share
+ * one key, so that a grid over bounds does not spend most of its keys on
+ * numbers too small to matter at the bounds' scale.
+ */
 static Grid
-float_grid(double lower, double upper)
+float_grid(double lower, double upper, double floor)
 {
 	Grid		grid = {0};
 
-	grid.first = float_raw_key(lower);
-	grid.domain = float_raw_key(upper) - grid.first + 1;
+	grid.floor = floor;
+	grid.first = float_raw_key(&grid, lower);
+	grid.domain = float_raw_key(&grid, upper) - grid.first + 1;
 	return grid;
 }
 
 static uint64
 grid_key(const Grid *grid, double x)
 {
+	uint64		raw;
+
 	if (grid->linear)
 	{
 		double		bin = floor((x - grid->origin) / grid->width);
 
 		return (uint64) Min(Max(bin, 0), (double) (grid->domain - 1));
 	}
-	return Min(float_raw_key(x) - Min(float_raw_key(x), grid->first), grid->domain - 1);
+	raw = float_raw_key(grid, x);
+	return Min(raw - Min(raw, grid->first), grid->domain - 1);
 }
 
 static double
@@ -164,7 +190,7 @@ grid_value(const Grid *grid, uint64 key)
 {
 	if (grid->linear)
 		return grid->origin + ((double) key + 0.5) * grid->width;
-	return float_raw_value(grid->first + key);
+	return float_raw_value(grid, grid->first + key);
 }
 
 /* The value of the private median of "values" on "grid". */
@@ -182,6 +208,16 @@ private_median(const Grid *grid, const double *values, int64 n, double epsilon)
 	return median;
 }
 
+/*
+ * With tau, the range is a window of 4 tau inside the bounds; when that is
+ * as wide as the bounds, the bounds themselves are the range, for free.
+ */
+bool
+uldp_range_is_public(const UldpParams *params)
+{
+	return params->has_tau && 4 * params->tau >= params->upper - params->lower;
+}
+
 UldpInterval
 uldp_private_range(const double *means, int64 n, const UldpParams *params,
 				   double epsilon)
@@ -190,6 +226,8 @@ uldp_private_range(const double *means, int64 n, const UldpParams *params,
 	double		centre;
 	double		tau;
 
+	if (uldp_range_is_public(params))
+		return (UldpInterval) {params->lower, params->upper};
 	if (params->has_tau)
 	{
 		Grid		grid = linear_grid(params->lower, params->upper, 2 * params->tau);
@@ -199,8 +237,10 @@ uldp_private_range(const double *means, int64 n, const UldpParams *params,
 	}
 	else
 	{
-		Grid		grid = float_grid(params->lower, params->upper);
-		Grid		distance_grid = float_grid(0, params->upper - params->lower);
+		double		width = params->upper - params->lower;
+		double		floor = params->has_bounds ? ldexp(width, -FLOAT_GRID_FLOOR_BITS) : 0;
+		Grid		grid = float_grid(params->lower, params->upper, floor);
+		Grid		distance_grid = float_grid(0, width, floor);
 		double	   *distances = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
 
 		centre = private_median(&grid, means, n, epsilon / 2);

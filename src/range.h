@@ -16,6 +16,7 @@ typedef struct UldpInterval
 	double		upper;
 } UldpInterval;
 
+extern bool uldp_range_is_public(const UldpParams *params);
 extern UldpInterval uldp_private_range(const double *means, int64 n,
 									   const UldpParams *params,
 									   double epsilon);

@@ -9,8 +9,10 @@
  * every input, including an empty one.
  *
  * user_dp_mean spends epsilon / 2 on the range (PrivateRange with tau, or
- * the private quartiles without it), 3 epsilon / 8 on a centred clipped sum
- * and epsilon / 8 on the number of users.  Centring the sum on the private
+ * the private median and MAD without it), 3 epsilon / 8 on a centred
+ * clipped sum and epsilon / 8 on the number of users.  When 4 tau covers
+ * the bounds, the range is the bounds and costs nothing: the sum gets
+ * 3 epsilon / 4 and the count epsilon / 4.  Centring the sum on the private
  * range makes the error of the noisy count scale with |mean - centre|,
  * which is small whenever the range is good.
  *
@@ -102,10 +104,13 @@ uldp_mean_finalfn(PG_FUNCTION_ARGS)
 	UldpParams	params;
 	int64		n;
 	double	   *means = begin_release(fcinfo, "user_dp_mean", &params, &n);
-	UldpInterval range = uldp_private_range(means, n, &params, params.epsilon / 2);
+	/* a public range costs nothing: the sum and the count get all of epsilon */
+	double		epsilon_range = uldp_range_is_public(&params) ? 0 : params.epsilon / 2;
+	double		epsilon_rest = params.epsilon - epsilon_range;
+	UldpInterval range = uldp_private_range(means, n, &params, epsilon_range);
 
 	PG_RETURN_FLOAT8(winsorized_mean(means, n, range,
-									 params.epsilon * 3 / 8, params.epsilon / 8));
+									 epsilon_rest * 3 / 4, epsilon_rest / 4));
 }
 
 Datum
