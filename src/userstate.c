@@ -129,12 +129,6 @@ PG_FUNCTION_INFO_V1(uldp_user_combinefn);
 PG_FUNCTION_INFO_V1(uldp_user_serialfn);
 PG_FUNCTION_INFO_V1(uldp_user_deserialfn);
 
-const UldpParams *
-uldp_state_params(const UldpState *state)
-{
-	return &state->params;
-}
-
 /* Bytes held with the tables grown as given, plus "extra". */
 static Size
 state_memory(const UldpState *state, uint64 users_size, uint64 names_size,

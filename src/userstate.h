@@ -20,7 +20,6 @@ extern int	uldp_max_state_memory;
 
 typedef struct UldpState UldpState;
 
-extern const UldpParams *uldp_state_params(const UldpState *state);
 extern double *uldp_state_user_means(UldpState *state, int64 *nusers);
 
 #endif							/* ULDP_USERSTATE_H */
