@@ -103,7 +103,7 @@ uldp_charge(const char *function, double epsilon, double delta)
 
 	if (!RegisterDynamicBackgroundWorker(&worker, &handle))
 		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("could not start the uldp budget worker for %s", function),
 				 errhint("Raise max_worker_processes (each release briefly needs one background worker slot).")));
 	if (WaitForBackgroundWorkerShutdown(handle) == BGWH_POSTMASTER_DIED)

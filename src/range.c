@@ -248,6 +248,9 @@ uldp_private_range(const double *means, int64 n, const UldpParams *params,
 			distances[i] = fabs(means[i] - centre);
 		tau = TAU_PER_MAD * private_median(&distance_grid, distances, n, epsilon / 2);
 		pfree(distances);
+		/* at least the half-width of the centre's bin, so that users who
+		 * share the centre's bin stay inside the range */
+		tau = Max(tau, Max(ldexp(fabs(centre), -FLOAT_GRID_BITS), floor));
 	}
 	range.lower = Max(centre - 2 * tau, params->lower);
 	range.upper = Min(centre + 2 * tau, params->upper);

@@ -34,6 +34,13 @@
 /* the grid of the fixed-point sum has 2^GRID_BITS steps per half-width */
 #define GRID_BITS 40
 
+/*
+ * The ledger records epsilon as a numeric of 15 significant digits, which
+ * can be below the float8 epsilon by 5e-16 of it.  The mechanisms spend
+ * epsilon * SPEND_MARGIN, so they never spend more than was charged.
+ */
+#define SPEND_MARGIN (1.0 - 0x1p-40)
+
 PG_FUNCTION_INFO_V1(uldp_mean_finalfn);
 PG_FUNCTION_INFO_V1(uldp_range_finalfn);
 
@@ -104,9 +111,10 @@ uldp_mean_finalfn(PG_FUNCTION_ARGS)
 	UldpParams	params;
 	int64		n;
 	double	   *means = begin_release(fcinfo, "user_dp_mean", &params, &n);
+	double		epsilon = params.epsilon * SPEND_MARGIN;
 	/* a public range costs nothing: the sum and the count get all of epsilon */
-	double		epsilon_range = uldp_range_is_public(&params) ? 0 : params.epsilon / 2;
-	double		epsilon_rest = params.epsilon - epsilon_range;
+	double		epsilon_range = uldp_range_is_public(&params) ? 0 : epsilon / 2;
+	double		epsilon_rest = epsilon - epsilon_range;
 	UldpInterval range = uldp_private_range(means, n, &params, epsilon_range);
 
 	PG_RETURN_FLOAT8(winsorized_mean(means, n, range,
@@ -119,7 +127,8 @@ uldp_range_finalfn(PG_FUNCTION_ARGS)
 	UldpParams	params;
 	int64		n;
 	double	   *means = begin_release(fcinfo, "user_dp_range", &params, &n);
-	UldpInterval range = uldp_private_range(means, n, &params, params.epsilon);
+	UldpInterval range = uldp_private_range(means, n, &params,
+											params.epsilon * SPEND_MARGIN);
 	TupleDesc	tupdesc;
 	Datum		values[2];
 	bool		nulls[2] = {false, false};
