@@ -1,0 +1,281 @@
+-- test/pgtap/api.sql -- the SQL surface of uldp: objects, signatures, types, privileges, GUCs.
+-- Releases nothing, so everything runs in one transaction that is rolled back.
+\set ON_ERROR_STOP 1
+\pset format unaligned
+\pset tuples_only on
+\pset pager off
+SET client_min_messages = warning;
+
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS uldp;
+-- the GUCs exist only once the library is loaded
+LOAD 'uldp';
+-- a role with nothing but PUBLIC's privileges
+CREATE ROLE uldp_tap_api_nobody NOLOGIN;
+
+SELECT plan(104);
+
+-- ---------------------------------------------------------------------------
+-- aggregates (public schema): 3 arities x 2, polymorphic user id
+SELECT is_aggregate('public', 'user_dp_mean', ARRAY['double precision', 'anyelement', 'double precision'],
+    'user_dp_mean(value, user_id, epsilon) is an aggregate');
+SELECT is_aggregate('public', 'user_dp_mean',
+    ARRAY['double precision', 'anyelement', 'double precision', 'double precision', 'double precision'],
+    'user_dp_mean(value, user_id, epsilon, lower, upper) is an aggregate');
+SELECT is_aggregate('public', 'user_dp_mean',
+    ARRAY['double precision', 'anyelement', 'double precision', 'double precision', 'double precision', 'double precision'],
+    'user_dp_mean(value, user_id, epsilon, lower, upper, tau) is an aggregate');
+SELECT is_aggregate('public', 'user_dp_range', ARRAY['double precision', 'anyelement', 'double precision'],
+    'user_dp_range(value, user_id, epsilon) is an aggregate');
+SELECT is_aggregate('public', 'user_dp_range',
+    ARRAY['double precision', 'anyelement', 'double precision', 'double precision', 'double precision'],
+    'user_dp_range(value, user_id, epsilon, lower, upper) is an aggregate');
+SELECT is_aggregate('public', 'user_dp_range',
+    ARRAY['double precision', 'anyelement', 'double precision', 'double precision', 'double precision', 'double precision'],
+    'user_dp_range(value, user_id, epsilon, lower, upper, tau) is an aggregate');
+
+SELECT function_returns('public', 'user_dp_mean', ARRAY['double precision', 'anyelement', 'double precision'],
+    'double precision', 'user_dp_mean/3 returns double precision');
+SELECT function_returns('public', 'user_dp_mean',
+    ARRAY['double precision', 'anyelement', 'double precision', 'double precision', 'double precision'],
+    'double precision', 'user_dp_mean/5 returns double precision');
+SELECT function_returns('public', 'user_dp_mean',
+    ARRAY['double precision', 'anyelement', 'double precision', 'double precision', 'double precision', 'double precision'],
+    'double precision', 'user_dp_mean/6 returns double precision');
+SELECT function_returns('public', 'user_dp_range', ARRAY['double precision', 'anyelement', 'double precision'],
+    'uldp.range', 'user_dp_range/3 returns uldp.range');
+SELECT function_returns('public', 'user_dp_range',
+    ARRAY['double precision', 'anyelement', 'double precision', 'double precision', 'double precision'],
+    'uldp.range', 'user_dp_range/5 returns uldp.range');
+SELECT function_returns('public', 'user_dp_range',
+    ARRAY['double precision', 'anyelement', 'double precision', 'double precision', 'double precision', 'double precision'],
+    'uldp.range', 'user_dp_range/6 returns uldp.range');
+
+SELECT is(
+    (SELECT array_agg(p.oid::regprocedure::text ORDER BY p.oid::regprocedure::text)
+     FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace
+       AND p.proname IN ('user_dp_mean', 'user_dp_range')),
+    ARRAY['user_dp_mean(double precision,anyelement,double precision)',
+          'user_dp_mean(double precision,anyelement,double precision,double precision,double precision)',
+          'user_dp_mean(double precision,anyelement,double precision,double precision,double precision,double precision)',
+          'user_dp_range(double precision,anyelement,double precision)',
+          'user_dp_range(double precision,anyelement,double precision,double precision,double precision)',
+          'user_dp_range(double precision,anyelement,double precision,double precision,double precision,double precision)'],
+    'exactly these six aggregates are created in the current schema');
+
+SELECT is(
+    (SELECT array_agg(DISTINCT format('%s/%s/%s/%s/%s/%s/%s', a.aggtranstype::regtype, a.aggtransfn,
+                                      a.aggcombinefn, a.aggserialfn, a.aggdeserialfn, a.aggfinalmodify,
+                                      p.proparallel))
+     FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+     WHERE p.pronamespace = 'public'::regnamespace AND p.proname IN ('user_dp_mean', 'user_dp_range')),
+    ARRAY['internal/uldp.user_transfn/uldp.user_combinefn/uldp.user_serialfn/uldp.user_deserialfn/r/s'],
+    'all six: internal state, combine/serialize/deserialize (partial aggregation), read-only final function, parallel safe');
+SELECT is(
+    (SELECT array_agg(DISTINCT a.aggfinalfn::text ORDER BY a.aggfinalfn::text)
+     FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+     WHERE p.pronamespace = 'public'::regnamespace AND p.proname = 'user_dp_mean'),
+    ARRAY['uldp.mean_finalfn'], 'user_dp_mean finishes with uldp.mean_finalfn');
+SELECT is(
+    (SELECT array_agg(DISTINCT a.aggfinalfn::text ORDER BY a.aggfinalfn::text)
+     FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+     WHERE p.pronamespace = 'public'::regnamespace AND p.proname = 'user_dp_range'),
+    ARRAY['uldp.range_finalfn'], 'user_dp_range finishes with uldp.range_finalfn');
+
+-- polymorphic resolution for common user id types: the type of a view column is resolved at
+-- parse time, so this checks the signatures without releasing anything
+CREATE TEMP VIEW api_resolved AS SELECT
+    user_dp_mean(1.0, 'a'::text, 1.0) AS mean_text,
+    user_dp_mean(1.0, 1::bigint, 1.0, 0, 1) AS mean_bigint,
+    user_dp_mean(1.0, gen_random_uuid(), 1.0, 0, 1, 0.5) AS mean_uuid,
+    user_dp_mean(1.0, 1::int, 1.0) AS mean_int,
+    user_dp_range(1.0, 'a'::text, 1.0) AS range_text,
+    user_dp_range(1.0, 1::bigint, 1.0, 0, 1) AS range_bigint,
+    user_dp_range(1.0, gen_random_uuid(), 1.0, 0, 1, 0.5) AS range_uuid,
+    user_dp_range(1.0, 1::numeric, 1.0) AS range_numeric;
+SELECT is((SELECT array_agg(format('%s %s', attname, atttypid::regtype) ORDER BY attnum)
+           FROM pg_attribute WHERE attrelid = 'api_resolved'::regclass AND attnum > 0),
+    ARRAY['mean_text double precision', 'mean_bigint double precision', 'mean_uuid double precision',
+          'mean_int double precision', 'range_text uldp.range', 'range_bigint uldp.range',
+          'range_uuid uldp.range', 'range_numeric uldp.range'],
+    'text, bigint, uuid, int and numeric user ids resolve; mean -> float8, range -> uldp.range');
+SELECT ok(to_regprocedure('public.user_dp_mean(float8, text, float8)') IS NULL
+          AND to_regprocedure('public.user_dp_mean(float8, anyelement)') IS NULL,
+    'there is no non-polymorphic or epsilon-free overload');
+
+-- ---------------------------------------------------------------------------
+-- type uldp.range
+SELECT has_composite('uldp', 'range', 'composite type uldp.range exists');
+SELECT columns_are('uldp', 'range', ARRAY['lower', 'upper'], 'uldp.range has columns lower, upper');
+SELECT col_type_is('uldp', 'range', 'lower', 'double precision', 'uldp.range.lower is float8');
+SELECT col_type_is('uldp', 'range', 'upper', 'double precision', 'uldp.range.upper is float8');
+SELECT is((ROW(1, 2)::uldp.range).upper, 2::float8, 'uldp.range can be constructed and read');
+
+-- ---------------------------------------------------------------------------
+-- schema uldp
+SELECT has_schema('uldp', 'schema uldp exists');
+SELECT tables_are('uldp', ARRAY['budget_data', 'ledger_data'], 'schema uldp has tables budget_data, ledger_data');
+SELECT views_are('uldp', ARRAY['budget', 'ledger'], 'schema uldp has views budget, ledger');
+SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sample_discrete_laplace',
+                                   'user_transfn', 'user_combinefn', 'user_serialfn', 'user_deserialfn',
+                                   'mean_finalfn', 'range_finalfn'],
+    'schema uldp has exactly the expected functions');
+SELECT columns_are('uldp', 'budget_data',
+    ARRAY['role', 'epsilon_limit', 'delta_limit', 'epsilon_spent', 'delta_spent'], 'budget_data columns');
+SELECT col_type_is('uldp', 'budget_data', 'role', 'oid', 'budget_data.role is oid');
+SELECT col_type_is('uldp', 'budget_data', 'epsilon_spent', 'numeric', 'budget_data.epsilon_spent is numeric (exact sums)');
+SELECT col_is_pk('uldp', 'budget_data', 'role', 'budget_data is keyed by role');
+SELECT columns_are('uldp', 'ledger_data', ARRAY['id', 'at', 'role', 'function', 'epsilon', 'delta'], 'ledger_data columns');
+SELECT col_type_is('uldp', 'ledger_data', 'epsilon', 'numeric', 'ledger_data.epsilon is numeric');
+SELECT columns_are('uldp', 'budget',
+    ARRAY['role', 'epsilon_limit', 'delta_limit', 'epsilon_spent', 'delta_spent'], 'view budget columns');
+SELECT col_type_is('uldp', 'budget', 'role', 'regrole', 'view budget shows roles as regrole');
+SELECT columns_are('uldp', 'ledger', ARRAY['at', 'role', 'function', 'epsilon', 'delta'], 'view ledger columns');
+SELECT col_type_is('uldp', 'ledger', 'role', 'regrole', 'view ledger shows roles as regrole');
+SELECT ok((SELECT 'security_barrier=true' = ANY (reloptions) FROM pg_class WHERE oid = 'uldp.budget'::regclass),
+    'view uldp.budget is a security barrier');
+SELECT ok((SELECT 'security_barrier=true' = ANY (reloptions) FROM pg_class WHERE oid = 'uldp.ledger'::regclass),
+    'view uldp.ledger is a security barrier');
+SELECT set_eq(
+    $$SELECT unnest(extconfig)::regclass::text FROM pg_extension WHERE extname = 'uldp'$$,
+    ARRAY['uldp.budget_data', 'uldp.ledger_data', 'uldp.ledger_data_id_seq'],
+    'budgets, ledger and its sequence are dumped by pg_dump (extension config tables)');
+
+-- support and admin functions
+SELECT has_function('uldp', 'set_budget', ARRAY['regrole', 'double precision', 'double precision'],
+    'uldp.set_budget(regrole, float8, float8) exists');
+SELECT function_returns('uldp', 'set_budget', ARRAY['regrole', 'double precision', 'double precision'], 'void',
+    'uldp.set_budget returns void');
+SELECT has_function('uldp', 'reset_budget', ARRAY['regrole'], 'uldp.reset_budget(regrole) exists');
+SELECT function_returns('uldp', 'reset_budget', ARRAY['regrole'], 'void', 'uldp.reset_budget returns void');
+SELECT has_function('uldp', '_charge', ARRAY['oid', 'text', 'double precision', 'double precision'],
+    'uldp._charge(oid, text, float8, float8) exists');
+SELECT function_returns('uldp', '_charge', ARRAY['oid', 'text', 'double precision', 'double precision'], 'record',
+    'uldp._charge returns a record (status, epsilon_remaining, delta_remaining)');
+SELECT has_function('uldp', '_sample_discrete_laplace', ARRAY['bigint', 'double precision', 'integer'],
+    'uldp._sample_discrete_laplace(bigint, float8, int) exists');
+SELECT function_returns('uldp', '_sample_discrete_laplace', ARRAY['bigint', 'double precision', 'integer'],
+    'bigint[]', 'uldp._sample_discrete_laplace returns bigint[]');
+SELECT volatility_is('uldp', '_sample_discrete_laplace', ARRAY['bigint', 'double precision', 'integer'],
+    'volatile', 'the sampler is volatile (never folded or cached)');
+SELECT is_strict('uldp', '_sample_discrete_laplace', ARRAY['bigint', 'double precision', 'integer'],
+    'the sampler is strict');
+SELECT is_definer('uldp', 'set_budget', ARRAY['regrole', 'double precision', 'double precision'],
+    'set_budget is SECURITY DEFINER');
+SELECT is_definer('uldp', 'reset_budget', ARRAY['regrole'], 'reset_budget is SECURITY DEFINER');
+SELECT isnt_definer('uldp', '_charge', ARRAY['oid', 'text', 'double precision', 'double precision'],
+    '_charge is not SECURITY DEFINER (only the budget worker calls it, as superuser)');
+SELECT is((SELECT proconfig FROM pg_proc WHERE oid = 'uldp.set_budget(regrole, float8, float8)'::regprocedure),
+    ARRAY['search_path=pg_catalog, pg_temp'], 'set_budget pins its search_path');
+SELECT is((SELECT proconfig FROM pg_proc WHERE oid = 'uldp.reset_budget(regrole)'::regprocedure),
+    ARRAY['search_path=pg_catalog, pg_temp'], 'reset_budget pins its search_path');
+SELECT is((SELECT proconfig FROM pg_proc WHERE oid = 'uldp._charge(oid, text, float8, float8)'::regprocedure),
+    ARRAY['search_path=pg_catalog, pg_temp'], '_charge pins its search_path');
+SELECT is(
+    (SELECT array_agg(p.proname || '/' || p.proparallel::text ORDER BY p.proname) FROM pg_proc p
+     WHERE p.pronamespace = 'uldp'::regnamespace AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'c')
+       AND p.proname <> '_sample_discrete_laplace'),
+    ARRAY['mean_finalfn/s', 'range_finalfn/s', 'user_combinefn/s', 'user_deserialfn/s', 'user_serialfn/s',
+          'user_transfn/s', 'user_transfn/s', 'user_transfn/s'],
+    'the aggregate support functions are C and parallel safe');
+
+-- ---------------------------------------------------------------------------
+-- privileges of PUBLIC (a role that has nothing else)
+SELECT ok(NOT has_function_privilege('uldp_tap_api_nobody', 'uldp.set_budget(regrole, float8, float8)', 'EXECUTE'),
+    'PUBLIC cannot execute uldp.set_budget');
+SELECT ok(NOT has_function_privilege('uldp_tap_api_nobody', 'uldp.reset_budget(regrole)', 'EXECUTE'),
+    'PUBLIC cannot execute uldp.reset_budget');
+SELECT ok(NOT has_function_privilege('uldp_tap_api_nobody', 'uldp._charge(oid, text, float8, float8)', 'EXECUTE'),
+    'PUBLIC cannot execute uldp._charge');
+SELECT ok(NOT has_function_privilege('uldp_tap_api_nobody', 'uldp._sample_discrete_laplace(bigint, float8, integer)', 'EXECUTE'),
+    'PUBLIC cannot execute uldp._sample_discrete_laplace');
+SELECT ok((SELECT bool_and(has_function_privilege('uldp_tap_api_nobody', p.oid, 'EXECUTE'))
+           FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace
+             AND p.proname IN ('user_dp_mean', 'user_dp_range')),
+    'PUBLIC can execute all six aggregates');
+SELECT ok(has_schema_privilege('uldp_tap_api_nobody', 'uldp', 'USAGE'), 'PUBLIC has USAGE on schema uldp');
+SELECT ok(NOT has_schema_privilege('uldp_tap_api_nobody', 'uldp', 'CREATE'), 'PUBLIC cannot CREATE in schema uldp');
+SELECT ok(NOT has_table_privilege('uldp_tap_api_nobody', 'uldp.budget_data', 'SELECT'), 'PUBLIC cannot read uldp.budget_data');
+SELECT ok(NOT has_table_privilege('uldp_tap_api_nobody', 'uldp.ledger_data', 'SELECT'), 'PUBLIC cannot read uldp.ledger_data');
+SELECT ok(NOT has_table_privilege('uldp_tap_api_nobody', 'uldp.budget_data', 'INSERT, UPDATE, DELETE, TRUNCATE'),
+    'PUBLIC cannot write uldp.budget_data');
+SELECT ok(NOT has_table_privilege('uldp_tap_api_nobody', 'uldp.ledger_data', 'INSERT, UPDATE, DELETE, TRUNCATE'),
+    'PUBLIC cannot write uldp.ledger_data');
+SELECT ok(NOT has_sequence_privilege('uldp_tap_api_nobody', 'uldp.ledger_data_id_seq', 'USAGE, SELECT, UPDATE'),
+    'PUBLIC cannot use the ledger sequence');
+SELECT ok(has_table_privilege('uldp_tap_api_nobody', 'uldp.budget', 'SELECT'), 'PUBLIC can read the view uldp.budget');
+SELECT ok(has_table_privilege('uldp_tap_api_nobody', 'uldp.ledger', 'SELECT'), 'PUBLIC can read the view uldp.ledger');
+SELECT ok(NOT has_table_privilege('uldp_tap_api_nobody', 'uldp.budget', 'INSERT, UPDATE, DELETE'),
+    'PUBLIC cannot write through the view uldp.budget');
+SELECT ok(NOT has_table_privilege('uldp_tap_api_nobody', 'uldp.ledger', 'INSERT, UPDATE, DELETE'),
+    'PUBLIC cannot write through the view uldp.ledger');
+
+-- the same, exercised
+SET LOCAL ROLE uldp_tap_api_nobody;
+SELECT throws_ok($$SELECT uldp.set_budget('uldp_tap_api_nobody', 1, 0)$$, '42501',
+    'permission denied for function set_budget', 'PUBLIC: calling set_budget is refused');
+SELECT throws_ok($$SELECT uldp.reset_budget('uldp_tap_api_nobody')$$, '42501',
+    'permission denied for function reset_budget', 'PUBLIC: calling reset_budget is refused');
+SELECT throws_ok($$SELECT uldp._charge(0, 'x', 1, 0)$$, '42501',
+    'permission denied for function _charge', 'PUBLIC: calling _charge is refused');
+SELECT throws_ok($$SELECT uldp._sample_discrete_laplace(1, 1, 1)$$, '42501',
+    'permission denied for function _sample_discrete_laplace', 'PUBLIC: calling the sampler is refused');
+SELECT throws_ok($$SELECT * FROM uldp.budget_data$$, '42501',
+    'permission denied for table budget_data', 'PUBLIC: reading budget_data is refused');
+SELECT throws_ok($$SELECT * FROM uldp.ledger_data$$, '42501',
+    'permission denied for table ledger_data', 'PUBLIC: reading ledger_data is refused');
+SELECT lives_ok($$SELECT * FROM uldp.budget$$, 'PUBLIC: reading the view uldp.budget works');
+SELECT lives_ok($$SELECT * FROM uldp.ledger$$, 'PUBLIC: reading the view uldp.ledger works');
+SELECT throws_ok($$SET uldp.test_seed = 1$$, '42501',
+    'permission denied to set parameter "uldp.test_seed"', 'PUBLIC: cannot set uldp.test_seed');
+SELECT throws_ok($$SET uldp.max_state_memory = '1GB'$$, '42501',
+    'permission denied to set parameter "uldp.max_state_memory"', 'PUBLIC: cannot set uldp.max_state_memory');
+SELECT throws_ok($$SET uldp.no_such_setting = 1$$, '42602',
+    'invalid configuration parameter name "uldp.no_such_setting"', 'the uldp. GUC prefix is reserved');
+RESET ROLE;
+
+-- ---------------------------------------------------------------------------
+-- GUCs
+SELECT is((SELECT context FROM pg_settings WHERE name = 'uldp.test_seed'), 'superuser',
+    'uldp.test_seed can only be set by superusers');
+SELECT is((SELECT vartype || ' ' || boot_val || ' ' || min_val || ' ' || max_val FROM pg_settings
+           WHERE name = 'uldp.test_seed'), 'integer 0 0 2147483647',
+    'uldp.test_seed is an integer, default 0 (secure randomness)');
+SELECT is(current_setting('uldp.test_seed'), '0', 'uldp.test_seed is 0 unless set');
+SELECT is((SELECT context FROM pg_settings WHERE name = 'uldp.max_state_memory'), 'superuser',
+    'uldp.max_state_memory can only be set by superusers');
+SELECT is((SELECT vartype || ' ' || unit || ' ' || boot_val || ' ' || min_val FROM pg_settings
+           WHERE name = 'uldp.max_state_memory'), 'integer kB 1048576 64',
+    'uldp.max_state_memory is in kB, default 1 GB, at least 64 kB');
+SELECT is((SELECT array_agg(name::text ORDER BY name) FROM pg_settings WHERE name LIKE 'uldp.%'),
+    ARRAY['uldp.max_state_memory', 'uldp.test_seed'], 'uldp defines exactly these two GUCs');
+SELECT lives_ok($$SET LOCAL uldp.test_seed = 42$$, 'a superuser can set uldp.test_seed');
+SELECT is(current_setting('uldp.test_seed'), '42', 'and it takes the value');
+SELECT throws_ok($$SET LOCAL uldp.test_seed = -1$$, '22023', NULL, 'uldp.test_seed cannot be negative');
+SELECT throws_ok($$SET LOCAL uldp.max_state_memory = 10$$, '22023', NULL, 'uldp.max_state_memory has a floor of 64 kB');
+
+-- ---------------------------------------------------------------------------
+-- budget / admin function argument checks (no release involved)
+SELECT throws_ok($$SELECT uldp.set_budget('uldp_tap_api_nobody', -1, 0)$$, '22023',
+    'epsilon limit must be a non-negative finite number', 'set_budget refuses a negative epsilon');
+SELECT throws_ok($$SELECT uldp.set_budget('uldp_tap_api_nobody', 'Infinity', 0)$$, '22023',
+    'epsilon limit must be a non-negative finite number', 'set_budget refuses an infinite epsilon');
+SELECT throws_ok($$SELECT uldp.set_budget('uldp_tap_api_nobody', 'NaN', 0)$$, '22023',
+    'epsilon limit must be a non-negative finite number', 'set_budget refuses a NaN epsilon');
+SELECT throws_ok($$SELECT uldp.set_budget('uldp_tap_api_nobody', NULL, 0)$$, '22023',
+    'epsilon limit must be a non-negative finite number', 'set_budget refuses a NULL epsilon');
+SELECT throws_ok($$SELECT uldp.set_budget('uldp_tap_api_nobody', 1, 1.5)$$, '22023',
+    'delta limit must be between 0 and 1', 'set_budget refuses delta > 1');
+SELECT throws_ok($$SELECT uldp.set_budget('uldp_tap_api_nobody', 1, -0.1)$$, '22023',
+    'delta limit must be between 0 and 1', 'set_budget refuses a negative delta');
+SELECT throws_ok($$SELECT uldp.set_budget('uldp_tap_no_such_role', 1, 0)$$, '42704',
+    'role "uldp_tap_no_such_role" does not exist', 'set_budget refuses an unknown role');
+SELECT throws_ok($$SELECT uldp.reset_budget('uldp_tap_api_nobody')$$, '42704',
+    'role "uldp_tap_api_nobody" has no privacy budget', 'reset_budget of a role without budget fails');
+SELECT lives_ok($$SELECT uldp.set_budget('uldp_tap_api_nobody', 0, 0)$$, 'a zero budget is valid');
+SELECT is((SELECT epsilon_limit || ' ' || delta_limit || ' ' || epsilon_spent || ' ' || delta_spent
+           FROM uldp.budget WHERE role = 'uldp_tap_api_nobody'::regrole), '0 0 0 0',
+    'set_budget created the budget row with nothing spent');
+
+SELECT * FROM finish();
+ROLLBACK;

@@ -1,0 +1,378 @@
+#!/usr/bin/env python3
+"""test/stat/thresholds.py -- derives every constant hard-coded in test/stat/*.sql.
+
+Pure Python 3 (no scipy here): the chi-square tail is the regularized upper incomplete
+gamma function Q(df/2, x/2), computed by its series / continued fraction (Numerical Recipes
+6.2) in double precision and checked against the closed forms for df = 1 (erfc) and even df
+(Poisson sum) to ~1e-14 relative; quantiles by bisection.  Run:  python3 test/stat/thresholds.py
+"""
+import math
+
+# ---------------------------------------------------------------------------------------------
+# distributions
+
+
+def gammaq(a, x):
+    """Regularized upper incomplete gamma Q(a, x)."""
+    if x <= 0:
+        return 1.0
+    gln = math.lgamma(a)
+    if x < a + 1:
+        ap, s, d = a, 1.0 / a, 1.0 / a
+        for _ in range(100000):
+            ap += 1
+            d *= x / ap
+            s += d
+            if abs(d) < abs(s) * 1e-17:
+                break
+        return 1.0 - s * math.exp(-x + a * math.log(x) - gln)
+    b = x + 1 - a
+    c = 1e300
+    d = 1 / b
+    h = d
+    for i in range(1, 100000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = d if abs(d) > 1e-300 else 1e-300
+        c = b + an / c
+        c = c if abs(c) > 1e-300 else 1e-300
+        d = 1 / d
+        de = d * c
+        h *= de
+        if abs(de - 1) < 1e-16:
+            break
+    return math.exp(-x + a * math.log(x) - gln) * h
+
+
+def chi2_sf(x, df):
+    return gammaq(df / 2, x / 2)
+
+
+def chi2_isf(p, df):
+    """x with P(chi2_df > x) = p (rounded up)."""
+    lo, hi = 0.0, 10.0 * df + 400
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if chi2_sf(mid, df) > p:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def up(x, digits=4):
+    """x rounded up to the given number of decimals (thresholds are only ever loosened)"""
+    return math.ceil(x * 10 ** digits) / 10 ** digits
+
+
+def up_sig(x, sig=6):
+    """x > 0 rounded up to sig significant digits"""
+    e = math.floor(math.log10(x)) - sig + 1
+    return math.ceil(x / 10 ** e) * 10 ** e
+
+
+def self_check():
+    for df in (1, 2, 4, 10, 16, 40):
+        for x in (5.0, 30.0, 60.0, 100.0):
+            if df == 1:
+                ref = math.erfc(math.sqrt(x / 2))
+            else:
+                k = df // 2
+                ref = math.exp(-x / 2) * sum((x / 2) ** j / math.factorial(j) for j in range(k))
+            assert abs(chi2_sf(x, df) / ref - 1) < 1e-12, (df, x)
+
+
+def log_binom_pmf(n, k, p):
+    return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+            + k * math.log(p) + (n - k) * math.log1p(-p))
+
+
+def binom_prob_open(n, p, lo, hi):
+    """P(lo < X < hi) for X ~ Binomial(n, p)."""
+    s = 0.0
+    for k in range(max(0, math.floor(lo) + 1), min(n, math.ceil(hi) - 1) + 1):
+        s += math.exp(log_binom_pmf(n, k, p))
+    return s
+
+
+def binom_tail_ge(n, p, k0):
+    """P(X >= k0) for X ~ Binomial(n, p)."""
+    return sum(math.exp(log_binom_pmf(n, k, p)) for k in range(max(k0, 0), n + 1))
+
+
+def pearson_power_failure(n, p_true, p_null, crit):
+    """Upper bound on P(X^2 < crit) when counts ~ Multinomial(n, p_true) and X^2 is Pearson's
+    statistic against p_null.  For any set A of categories, Cauchy-Schwarz gives
+    X^2 >= (O_A - E_A)^2 / E_A, so X^2 < crit implies |O_A - n p_null(A)| < sqrt(crit n p_null(A)),
+    whose probability is an exact binomial sum; minimised over single categories, their
+    complements and symmetric central runs."""
+    k = len(p_true)
+    sets = [[j] for j in range(k)] + [[i for i in range(k) if i != j] for j in range(k)]
+    mid = k // 2
+    sets += [list(range(mid - m, mid + m + 1)) for m in range(0, mid)]
+    best = 1.0
+    for s in sets:
+        a = sum(p_true[j] for j in s)
+        b = sum(p_null[j] for j in s)
+        if not 0 < b < 1 or not 0 < a < 1:
+            continue
+        w = math.sqrt(crit * n * b)
+        best = min(best, binom_prob_open(n, a, n * b - w, n * b + w))
+    return best
+
+
+def dyadic_floor(x):
+    """epsilon rounded down to 24 significant bits, as src/noise.c does."""
+    m, e = math.frexp(x)
+    return math.floor(math.ldexp(m, 24)) * 2.0 ** (e - 24)
+
+
+# ---------------------------------------------------------------------------------------------
+# noise.sql: discrete Laplace P(z) = (1-q)/(1+q) q^|z|, q = exp(-eps/s)
+
+NOISE_N = 200000
+NOISE_SETTINGS = [(1, 1.0, 1), (10, 1.0, 5), (1000, 0.5, 401), (1, 5.0, 1)]  # (s, eps, bin width)
+NOISE_ALPHA_GOF = 1e-7
+NOISE_ALPHA_MOMENT = 1e-8
+NOISE_BLOCKS, NOISE_BLOCK = 100, 2000   # median of means of z^2
+
+
+def dl_cdf(z, q):
+    """P(Z <= z)."""
+    return 1 - q ** (z + 1) / (1 + q) if z >= 0 else q ** (-z) / (1 + q)
+
+
+def dl_categories(q, w, M):
+    """category k in [-M, M]: z nearest to k w (w odd), the two ends take the tails."""
+    h = (w - 1) // 2
+    ps = []
+    for k in range(-M, M + 1):
+        hi = 1.0 if k == M else dl_cdf(k * w + h, q)
+        lo = 0.0 if k == -M else dl_cdf(k * w - h - 1, q)
+        ps.append(hi - lo)
+    return ps
+
+
+def dl_mean_threshold(q, n, alpha):
+    """a with P(|mean of n draws| >= a) <= alpha, by Chernoff: P(S >= n a) <= exp(-n I(a)),
+    I(a) = sup_t (t a - log M(t)), M(t) = (1-q)^2 / ((1 - q e^t)(1 - q e^-t)), both tails."""
+    lq = math.log(q)
+
+    def log_mgf(t):
+        return 2 * math.log(-math.expm1(lq)) - math.log(-math.expm1(t + lq)) - math.log(-math.expm1(-t + lq))
+
+    def rate(a):
+        lo, hi = 0.0, -lq * (1 - 1e-12)
+        for _ in range(200):  # t a - log M(t) is concave in t: ternary search
+            m1, m2 = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+            if m1 * a - log_mgf(m1) < m2 * a - log_mgf(m2):
+                lo = m1
+            else:
+                hi = m2
+        t = (lo + hi) / 2
+        return t * a - log_mgf(t)
+
+    target = math.log(2 / alpha) / n
+    lo, hi = 0.0, 1.0
+    while rate(hi) < target:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if rate(mid) < target:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def dl_var(q):
+    return 2 * q / (1 - q) ** 2
+
+
+def dl_fourth(q):
+    return 2 * q * (1 + 11 * q + 11 * q * q + q ** 3) / ((1 + q) * (1 - q) ** 4)
+
+
+def noise():
+    print("== noise.sql: N = %d draws per setting" % NOISE_N)
+    for s, eps, w in NOISE_SETTINGS:
+        q = math.exp(-eps / s)
+        M = 0
+        while min(NOISE_N * p for p in dl_categories(q, w, M + 1)) >= 20:
+            M += 1
+        p0 = dl_categories(q, w, M)
+        df = len(p0) - 1
+        crit = chi2_isf(NOISE_ALPHA_GOF, df)
+        print("s=%d eps=%g: width %d, categories k in [-%d, %d], df %d, min expected %.1f, crit(1e-7) %.4f"
+              % (s, eps, w, M, M, df, NOISE_N * min(p0), up(crit)))
+        for f, label in ((1.1, "eps*1.1"), (1 / 1.1, "eps/1.1")):
+            q1 = math.exp(-dyadic_floor(eps * f) / s)
+            p1 = dl_categories(q1, w, M)
+            lam = NOISE_N * sum((a - b) ** 2 / b for a, b in zip(p1, p0))
+            print("    power, draws at %s: noncentrality %.0f, P(not rejected) <= %.2g"
+                  % (label, lam, pearson_power_failure(NOISE_N, p1, p0, crit)))
+        sigma2 = dl_var(q)
+        a = dl_mean_threshold(q, NOISE_N, NOISE_ALPHA_MOMENT)
+        print("    mean: |mean| < %.6g (= %.3f sd of the mean), P(false failure) <= %g"
+              % (up_sig(a), a / math.sqrt(sigma2 / NOISE_N), NOISE_ALPHA_MOMENT))
+        # median of NOISE_BLOCKS block means of z^2: a block is off by >= delta sigma^2 with
+        # probability <= p0 = Var(z^2) / (B delta^2 sigma^4) (Chebyshev); the median is off only
+        # if >= half the blocks are: P <= P(Bin(blocks, p0) >= blocks/2)
+        kurt = dl_fourth(q) / sigma2 ** 2 - 1  # Var(z^2) / sigma^4
+        delta = 0.05
+        while True:
+            pb = kurt / (NOISE_BLOCK * delta ** 2)
+            if pb < 0.5 and binom_tail_ge(NOISE_BLOCKS, pb, NOISE_BLOCKS // 2) <= NOISE_ALPHA_MOMENT:
+                break
+            delta += 0.01
+        print("    variance %.10g: median of %d block means of z^2 within (1 +- %.2f) sigma^2;"
+              " block miss prob %.3f, P(false failure) <= %.2g"
+              % (sigma2, NOISE_BLOCKS, delta, pb, binom_tail_ge(NOISE_BLOCKS, pb, NOISE_BLOCKS // 2)))
+
+
+# ---------------------------------------------------------------------------------------------
+# exponential_mechanism.sql
+
+EM_K = 2000
+EM_BINS = [6, 7, 7, 8, 8, 8, 9, 10]  # bin of each user's average
+EM_L = 16
+EM_EPS = 1.0
+
+
+def em_probs(bins, L, eps):
+    score = [max(sum(1 for u in bins if u < b), sum(1 for u in bins if u > b)) for b in range(L)]
+    w = [math.exp(-eps * x) for x in score]
+    z = sum(w)
+    return [x / z for x in w], score
+
+
+def em():
+    p, score = em_probs(EM_BINS, EM_L, EM_EPS)
+    keep = [b for b in range(EM_L) if EM_K * p[b] >= 20]
+    rest = [b for b in range(EM_L) if b not in keep]
+
+    def cats(pp):
+        return [pp[b] for b in keep] + ([sum(pp[b] for b in rest)] if rest else [])
+
+    p0 = cats(p)
+    df = len(p0) - 1
+    crit = chi2_isf(1e-7, df)
+    print("== exponential_mechanism.sql: K = %d, eps = %g, scores %s" % (EM_K, EM_EPS, score))
+    print("   bins kept %s, pooled %s (expected %.1f), df %d, crit(1e-7) %.4f"
+          % (keep, rest, EM_K * sum(p[b] for b in rest), df, up(crit)))
+    print("   probabilities %s" % ["%.5f" % x for x in p])
+    for alt, label in ((EM_EPS / 2, "exp(-eps score / 2)"),):
+        pa = cats(em_probs(EM_BINS, EM_L, alt)[0])
+        lam = EM_K * sum((a - b) ** 2 / a for a, b in zip(pa, p0))
+        print("   power vs %s: noncentrality %.0f, P(not rejected) <= %.2g"
+              % (label, lam, pearson_power_failure(EM_K, p0, pa, crit)))
+
+
+# ---------------------------------------------------------------------------------------------
+# neighbours.sql: Chernoff (KL) confidence bounds for binomial proportions
+#   upper(k, n): largest p >= k/n with n KL(k/n || p) <= log(1/alpha); P(p > upper) <= alpha
+#   lower(k, n): smallest p <= k/n with n KL(k/n || p) <= log(1/alpha); P(p < lower) <= alpha
+
+
+def kl(a, p):
+    if p <= 0 or p >= 1:
+        return math.inf
+    r = 0.0
+    if a > 0:
+        r += a * math.log(a / p)
+    if a < 1:
+        r += (1 - a) * math.log((1 - a) / (1 - p))
+    return r
+
+
+def kl_upper(k, n, lnia):
+    a = k / n
+    if a >= 1:
+        return 1.0
+    lo, hi = a, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if kl(a, mid) > lnia / n:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def kl_lower(k, n, lnia):
+    a = k / n
+    if a <= 0:
+        return 0.0
+    lo, hi = 0.0, a
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if kl(a, mid) > lnia / n:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def loss_lcb(n1, n2, k, lnia):
+    """lower confidence bound of |log(p1/p2)| from counts n1, n2 out of k each"""
+    v = 0.0
+    a, b = kl_lower(n1, k, lnia), kl_upper(n2, k, lnia)
+    if a > 0:
+        v = max(v, math.log(a / b))
+    a, b = kl_lower(n2, k, lnia), kl_upper(n1, k, lnia)
+    if a > 0:
+        v = max(v, math.log(a / b))
+    return v
+
+
+def lcb_fail_prob(a, b, k, lnia, thr):
+    """P(log(lower(n1) / upper(n2)) <= thr) for n1 ~ Bin(k, a), n2 ~ Bin(k, b), exactly: the
+    probability that the one-sided lower confidence bound of log(a / b) does not exceed thr"""
+    import bisect
+    up_ = [kl_upper(n, k, lnia) for n in range(k + 1)]
+    lo_ = [kl_lower(n, k, lnia) for n in range(k + 1)]
+    cum = [0.0]
+    for n in range(k + 1):
+        cum.append(cum[-1] + math.exp(log_binom_pmf(k, n, b)))
+    total = 0.0
+    for n1 in range(k + 1):
+        w1 = math.exp(log_binom_pmf(k, n1, a))
+        if lo_[n1] <= 0:
+            total += w1
+            continue
+        j = bisect.bisect_left(up_, lo_[n1] * math.exp(-thr))  # n2 < j: bound exceeds thr
+        total += w1 * (1.0 - cum[j])
+    return total
+
+
+NB_K = 2000
+NB_D = [0, 1, 2, 3, 4]  # bins of D's users
+NB_ADD = 3              # bin of the user D' adds
+NB_L = 6
+NB_EPS = 1.0
+NB_ALPHA = 1e-8         # each one-sided KL bound
+
+
+def neighbours():
+    lnia = math.log(1 / NB_ALPHA)
+    print("== neighbours.sql: K = %d per table, D bins %s, D' adds bin %d, L = %d, eps = %g"
+          % (NB_K, NB_D, NB_ADD, NB_L, NB_EPS))
+    print("   log(1/alpha) = %.15g; main test: %d bins x 4 bounds x %g = %.2g"
+          % (lnia, NB_L, NB_ALPHA, 4 * NB_L * NB_ALPHA))
+    for mult, thr in ((1, 0.0), (4, NB_EPS)):
+        e = mult * NB_EPS
+        p = em_probs(NB_D, NB_L, e)[0]
+        pp = em_probs(NB_D + [NB_ADD], NB_L, e)[0]
+        print("   at eps %g: p_D %s" % (e, ["%.4f" % x for x in p]))
+        print("              p_D' %s" % ["%.4f" % x for x in pp])
+        print("              loss %s" % ["%+.3f" % math.log(a / b) for a, b in zip(p, pp)])
+        best = min((lcb_fail_prob(max(a, b), min(a, b), NB_K, lnia, thr), i) for i, (a, b) in enumerate(zip(p, pp)))
+        print("              P(no bin has LCB > %g) <= P(bin %d has not) = %.2g" % (thr, best[1], best[0]))
+
+
+if __name__ == "__main__":
+    self_check()
+    noise()
+    em()
+    neighbours()
