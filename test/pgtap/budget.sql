@@ -5,28 +5,8 @@
 -- cannot see uncommitted rows: the roles, table and budgets are created outside any
 -- transaction (autocommit), with names of their own, and removed at the end (and at the
 -- start, in case an earlier run stopped half way).
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only on
-\pset pager off
-SET client_min_messages = warning;
-
-CREATE EXTENSION IF NOT EXISTS uldp;
-
--- leftovers of an interrupted run
-DELETE FROM uldp.budget_data WHERE role IN (SELECT oid FROM pg_roles WHERE rolname LIKE 'uldp\_tap\_budget\_%');
-DELETE FROM uldp.ledger_data WHERE role IN (SELECT oid FROM pg_roles WHERE rolname LIKE 'uldp\_tap\_budget\_%');
-DROP FUNCTION IF EXISTS public.uldp_tap_budget_definer();
-DROP TABLE IF EXISTS public.uldp_tap_budget_visits;
-DO $$
-DECLARE r name;
-BEGIN
-    FOR r IN SELECT rolname FROM pg_roles WHERE rolname LIKE 'uldp\_tap\_budget\_%' LOOP
-        EXECUTE format('DROP OWNED BY %I', r);
-        EXECUTE format('DROP ROLE %I', r);
-    END LOOP;
-END
-$$;
+\set prefix uldp_tap_budget_
+\ir ../lib/prelude.sql
 
 CREATE ROLE uldp_tap_budget_analyst LOGIN;
 CREATE ROLE uldp_tap_budget_other LOGIN;
@@ -245,11 +225,4 @@ SELECT is((SELECT epsilon_spent::text FROM spent WHERE rolname = 'uldp_tap_budge
 
 SELECT * FROM finish();
 
--- ---------------------------------------------------------------------------
--- clean up
-DELETE FROM uldp.budget_data WHERE role IN (SELECT oid FROM pg_roles WHERE rolname LIKE 'uldp\_tap\_budget\_%');
-DELETE FROM uldp.ledger_data WHERE role IN (SELECT oid FROM pg_roles WHERE rolname LIKE 'uldp\_tap\_budget\_%');
-DROP FUNCTION public.uldp_tap_budget_definer();
-DROP TABLE public.uldp_tap_budget_visits;
-DROP OWNED BY uldp_tap_budget_analyst, uldp_tap_budget_other, uldp_tap_budget_super;
-DROP ROLE uldp_tap_budget_analyst, uldp_tap_budget_other, uldp_tap_budget_super;
+\ir ../lib/cleanup.sql

@@ -3,24 +3,8 @@
 --
 -- Releases are charged by a background worker that cannot see uncommitted rows, so the role,
 -- its budget and the data are committed first and removed at the end.
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only on
-\pset pager off
-SET client_min_messages = warning;
-
-CREATE EXTENSION IF NOT EXISTS uldp;
-
--- leftovers of an interrupted run
-DELETE FROM uldp.budget_data WHERE role IN (SELECT oid FROM pg_roles WHERE rolname = 'uldp_tap_errors_analyst');
-DELETE FROM uldp.ledger_data WHERE role IN (SELECT oid FROM pg_roles WHERE rolname = 'uldp_tap_errors_analyst');
-DROP TABLE IF EXISTS public.uldp_tap_errors_data, public.uldp_tap_errors_sets;
-DO $$ BEGIN
-    IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'uldp_tap_errors_analyst') THEN
-        DROP OWNED BY uldp_tap_errors_analyst;
-        DROP ROLE uldp_tap_errors_analyst;
-    END IF;
-END $$;
+\set prefix uldp_tap_errors_
+\ir ../lib/prelude.sql
 
 CREATE ROLE uldp_tap_errors_analyst LOGIN;
 SELECT uldp.set_budget('uldp_tap_errors_analyst', 1e9, 1) IS NULL AS budget_set \gset
@@ -271,10 +255,4 @@ FROM (VALUES ('user_dp_mean/3', 'mean', :'e_mean3', -1e300, 1e300), ('user_dp_me
 
 SELECT * FROM finish();
 
--- ---------------------------------------------------------------------------
-RESET SESSION AUTHORIZATION;
-DELETE FROM uldp.budget_data WHERE role = 'uldp_tap_errors_analyst'::regrole;
-DELETE FROM uldp.ledger_data WHERE role = 'uldp_tap_errors_analyst'::regrole;
-DROP TABLE public.uldp_tap_errors_data, public.uldp_tap_errors_sets;
-DROP OWNED BY uldp_tap_errors_analyst;
-DROP ROLE uldp_tap_errors_analyst;
+\ir ../lib/cleanup.sql

@@ -22,24 +22,8 @@
 --
 -- Releases are charged by a background worker that cannot see uncommitted rows: the role, its
 -- budget and the data are committed first and removed at the end.
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only on
-\pset pager off
-SET client_min_messages = warning;
-
-CREATE EXTENSION IF NOT EXISTS uldp;
-
--- leftovers of an interrupted run
-DELETE FROM uldp.budget_data WHERE role IN (SELECT oid FROM pg_roles WHERE rolname = 'uldp_stat_em_analyst');
-DELETE FROM uldp.ledger_data WHERE role IN (SELECT oid FROM pg_roles WHERE rolname = 'uldp_stat_em_analyst');
-DROP TABLE IF EXISTS public.uldp_stat_em_data;
-DO $$ BEGIN
-    IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'uldp_stat_em_analyst') THEN
-        DROP OWNED BY uldp_stat_em_analyst;
-        DROP ROLE uldp_stat_em_analyst;
-    END IF;
-END $$;
+\set prefix uldp_stat_em_
+\ir ../lib/prelude.sql
 
 CREATE ROLE uldp_stat_em_analyst LOGIN;
 SELECT uldp.set_budget('uldp_stat_em_analyst', 1e9, 1) IS NULL AS budget_set \gset
@@ -107,9 +91,4 @@ FROM (SELECT sum((n - 2000 * p_half) ^ 2 / (2000 * p_half)) AS x2 FROM categorie
 
 SELECT * FROM finish();
 
-RESET SESSION AUTHORIZATION;
-DELETE FROM uldp.budget_data WHERE role = 'uldp_stat_em_analyst'::regrole;
-DELETE FROM uldp.ledger_data WHERE role = 'uldp_stat_em_analyst'::regrole;
-DROP TABLE public.uldp_stat_em_data;
-DROP OWNED BY uldp_stat_em_analyst;
-DROP ROLE uldp_stat_em_analyst;
+\ir ../lib/cleanup.sql
