@@ -1,13 +1,9 @@
 -- test/pgtap/api.sql -- the SQL surface of uldp: objects, signatures, types, privileges, GUCs.
 -- Releases nothing, so everything runs in one transaction that is rolled back.
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only on
-\pset pager off
-SET client_min_messages = warning;
+\set prefix uldp_tap_api_
+\ir ../lib/prelude.sql
 
 BEGIN;
-CREATE EXTENSION IF NOT EXISTS uldp;
 -- the GUCs exist only once the library is loaded
 LOAD 'uldp';
 -- a role with nothing but PUBLIC's privileges

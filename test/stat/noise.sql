@@ -25,14 +25,10 @@
 --
 -- False failures of the whole file (Bonferroni): 4 x 1e-7 (fit) + 8 x 1e-8 (mean, variance)
 -- + 8 x 1e-34 (power) < 4.9e-7 <= 1e-6.
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only on
-\pset pager off
-SET client_min_messages = warning;
+\set prefix uldp_stat_noise_
+\ir ../lib/prelude.sql
 
 BEGIN;
-CREATE EXTENSION IF NOT EXISTS uldp;
 SELECT plan(33);
 
 -- id, sensitivity s, eps, bin width w, categories -M..M, chi-square crit for df = 2M at 1e-7,
