@@ -67,6 +67,12 @@ mix64(uint64 x)
 	return x ^ (x >> 31);
 }
 
+static inline uint32
+user_hash(uint64 id)
+{
+	return (uint32) mix64(id);
+}
+
 static inline bool
 name_equal(const UldpNameKey *a, const UldpNameKey *b)
 {
@@ -78,7 +84,7 @@ name_equal(const UldpNameKey *a, const UldpNameKey *b)
 #define SH_ELEMENT_TYPE UldpUser
 #define SH_KEY_TYPE		uint64
 #define SH_KEY			id
-#define SH_HASH_KEY(tb, key) mix64(key)
+#define SH_HASH_KEY(tb, key) user_hash(key)
 #define SH_EQUAL(tb, a, b) ((a) == (b))
 #define SH_SCOPE		static inline
 #define SH_DECLARE
@@ -97,6 +103,8 @@ name_equal(const UldpNameKey *a, const UldpNameKey *b)
 #include "lib/simplehash.h"
 
 #define ARENA_BLOCK_SIZE (64 * 1024)
+/* rows buffered while their user's bucket is prefetched */
+#define PENDING_ROWS 8
 
 struct UldpState
 {
@@ -112,6 +120,14 @@ struct UldpState
 	char	   *arena;
 	Size		arena_free;
 	Size		arena_total;
+	/* rows whose user entry is being prefetched (see state_add_row) */
+	int			npending;
+	struct
+	{
+		uint64		id;
+		double		value;
+		uint32		hash;
+	}			pending[PENDING_ROWS];
 };
 
 /* Serialized form: this header, then per user count, sum, and the id or
@@ -267,7 +283,8 @@ user_add(UldpUser *user, double sum, uint64 count)
 }
 
 static void
-state_accumulate(UldpState *state, uint64 id, double sum, uint64 count)
+state_accumulate_hash(UldpState *state, uint64 id, uint32 hash, double sum,
+					  uint64 count)
 {
 	UldpUser   *user;
 	bool		found;
@@ -275,7 +292,7 @@ state_accumulate(UldpState *state, uint64 id, double sum, uint64 count)
 
 	if (unlikely(state->users->members + 1 >= state->users->grow_threshold))
 		check_memory(state, 2 * size, state->names ? state->names->size : 0);
-	user = users_insert(state->users, id, &found);
+	user = users_insert_hash(state->users, id, hash, &found);
 	/* long probe sequences can also make simplehash grow */
 	if (unlikely(state->users->size != size))
 		check_memory(state, state->users->size, state->names ? state->names->size : 0);
@@ -285,6 +302,41 @@ state_accumulate(UldpState *state, uint64 id, double sum, uint64 count)
 		user->sum = 0;
 	}
 	user_add(user, sum, count);
+}
+
+static void
+state_accumulate(UldpState *state, uint64 id, double sum, uint64 count)
+{
+	state_accumulate_hash(state, id, user_hash(id), sum, count);
+}
+
+/* Adds the buffered rows; every reader of a state calls it first. */
+static void
+state_flush(UldpState *state)
+{
+	for (int i = 0; i < state->npending; i++)
+		state_accumulate_hash(state, state->pending[i].id, state->pending[i].hash,
+							  state->pending[i].value, 1);
+	state->npending = 0;
+}
+
+/*
+ * Adds one row.  Once the users outgrow the CPU caches, each row costs a
+ * cache miss on its user's bucket; buffering a few rows and prefetching
+ * their buckets overlaps those misses with the executor's work on the next
+ * rows.
+ */
+static inline void
+state_add_row(UldpState *state, uint64 id, double value)
+{
+	uint32		hash = user_hash(id);
+
+	__builtin_prefetch(&state->users->data[hash & state->users->sizemask]);
+	state->pending[state->npending].id = id;
+	state->pending[state->npending].value = value;
+	state->pending[state->npending].hash = hash;
+	if (++state->npending == PENDING_ROWS)
+		state_flush(state);
 }
 
 /* The key of a user id datum: the datum itself, or its interned number. */
@@ -352,7 +404,7 @@ uldp_user_transfn(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(state);
 	value = Min(Max(value, state->params.lower), state->params.upper);
 
-	state_accumulate(state, user_key(state, PG_GETARG_DATUM(2)), value, 1);
+	state_add_row(state, user_key(state, PG_GETARG_DATUM(2)), value);
 	PG_RETURN_POINTER(state);
 }
 
@@ -373,9 +425,11 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		PG_RETURN_POINTER(state1);
 	}
+	state_flush(state2);
 	/* deserialized states live in the aggregate context: adopt the first */
 	if (state1 == NULL)
 		PG_RETURN_POINTER(state2);
+	state_flush(state1);
 
 	users_start_iterate(state2->users, &iterator);
 	while ((user = users_iterate(state2->users, &iterator)) != NULL)
@@ -396,6 +450,7 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 	bytea	   *result;
 	char	   *cursor;
 
+	state_flush(state);
 	users_start_iterate(state->users, &iterator);
 	while ((user = users_iterate(state->users, &iterator)) != NULL)
 		size += sizeof(int64) + sizeof(double) +
@@ -487,6 +542,7 @@ uldp_state_user_means(UldpState *state, int64 *nusers)
 	UldpUser   *user;
 	int64		n = 0;
 
+	state_flush(state);
 	/* the release needs the averages and, in range.c, up to three more
 	 * arrays of 8 bytes and two bytes of segments per user */
 	check_memory_extra(state, state->users->size,
