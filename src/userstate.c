@@ -310,7 +310,11 @@ state_accumulate(UldpState *state, uint64 id, double sum, uint64 count)
 	state_accumulate_hash(state, id, user_hash(id), sum, count);
 }
 
-/* Adds the buffered rows; every reader of a state calls it first. */
+/*
+ * Adds the buffered rows; every reader of a state calls it first.  It does
+ * not change what the state holds, only where, so final functions that
+ * flush are still read-only in the sense of FINALFUNC_MODIFY.
+ */
 static void
 state_flush(UldpState *state)
 {
