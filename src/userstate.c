@@ -125,7 +125,8 @@ struct UldpState
 	struct
 	{
 		uint64		id;
-		double		value;
+		double		sum;
+		uint64		count;
 		uint32		hash;
 	}			pending[PENDING_ROWS];
 };
@@ -283,7 +284,7 @@ user_add(UldpUser *user, double sum, uint64 count)
 }
 
 static void
-state_accumulate_hash(UldpState *state, uint64 id, uint32 hash, double sum,
+state_accumulate(UldpState *state, uint64 id, uint32 hash, double sum,
 					  uint64 count)
 {
 	UldpUser   *user;
@@ -304,12 +305,6 @@ state_accumulate_hash(UldpState *state, uint64 id, uint32 hash, double sum,
 	user_add(user, sum, count);
 }
 
-static void
-state_accumulate(UldpState *state, uint64 id, double sum, uint64 count)
-{
-	state_accumulate_hash(state, id, user_hash(id), sum, count);
-}
-
 /*
  * Adds the buffered rows; every reader of a state calls it first.  It does
  * not change what the state holds, only where, so final functions that
@@ -319,25 +314,27 @@ static void
 state_flush(UldpState *state)
 {
 	for (int i = 0; i < state->npending; i++)
-		state_accumulate_hash(state, state->pending[i].id, state->pending[i].hash,
-							  state->pending[i].value, 1);
+		state_accumulate(state, state->pending[i].id, state->pending[i].hash,
+							  state->pending[i].sum, state->pending[i].count);
 	state->npending = 0;
 }
 
 /*
- * Adds one row.  Once the users outgrow the CPU caches, each row costs a
- * cache miss on its user's bucket; buffering a few rows and prefetching
- * their buckets overlaps those misses with the executor's work on the next
- * rows.
+ * Adds "count" rows of a user, whose values sum to "sum".  Once the users
+ * outgrow the CPU caches, each addition costs a cache miss on the user's
+ * bucket; buffering a few additions and prefetching their buckets overlaps
+ * those misses with other work (the executor's, on the next rows, or the
+ * next entries of a state being merged).
  */
 static inline void
-state_add_row(UldpState *state, uint64 id, double value)
+state_add(UldpState *state, uint64 id, double sum, uint64 count)
 {
 	uint32		hash = user_hash(id);
 
 	__builtin_prefetch(&state->users->data[hash & state->users->sizemask]);
 	state->pending[state->npending].id = id;
-	state->pending[state->npending].value = value;
+	state->pending[state->npending].sum = sum;
+	state->pending[state->npending].count = count;
 	state->pending[state->npending].hash = hash;
 	if (++state->npending == PENDING_ROWS)
 		state_flush(state);
@@ -408,7 +405,7 @@ uldp_user_transfn(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(state);
 	value = Min(Max(value, state->params.lower), state->params.upper);
 
-	state_add_row(state, user_key(state, PG_GETARG_DATUM(2)), value);
+	state_add(state, user_key(state, PG_GETARG_DATUM(2)), value, 1);
 	PG_RETURN_POINTER(state);
 }
 
@@ -437,9 +434,10 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 
 	users_start_iterate(state2->users, &iterator);
 	while ((user = users_iterate(state2->users, &iterator)) != NULL)
-		state_accumulate(state1,
-						 state2->key_byval ? user->id : intern_stored_name(state1, state2->name_of_id[user->id]),
-						 user->sum, user->count);
+		state_add(state1,
+				  state2->key_byval ? user->id : intern_stored_name(state1, state2->name_of_id[user->id]),
+				  user->sum, user->count);
+	state_flush(state1);
 	PG_RETURN_POINTER(state1);
 }
 
@@ -525,9 +523,10 @@ uldp_user_deserialfn(PG_FUNCTION_ARGS)
 			id = intern_stored_name(state, cursor);
 			cursor += sizeof(uint32) + stored_name_length(cursor);
 		}
-		state_accumulate(state, id, sum, count);
+		state_add(state, id, sum, count);
 	}
 #undef GET
+	state_flush(state);
 	PG_RETURN_POINTER(state);
 }
 
