@@ -28,7 +28,7 @@
  *
  * The selection is exact for weights 2^-y_u, where y_u is the segment's
  * negated log2-weight relative to the heaviest segment, computed in 80-bit
- * extended precision: a proposal proportional to 2^-min(floor(y_u), 100) is
+ * extended precision: a proposal proportional to 2^-min(floor(y_u), 90) is
  * drawn with exact 128-bit integer arithmetic and accepted with probability
  * 2^-(y_u - that exponent), itself an exact dyadic Bernoulli trial plus fair
  * coins.  Nothing overflows or underflows, however small a weight.  The only
@@ -130,8 +130,11 @@ uldp_discrete_laplace(uint64 sensitivity, double epsilon)
 
 /* shrinks epsilon to absorb the rounding of the log-weights (see above) */
 #define EM_EPSILON_SLACK (1.0L - 0x1p-24L)
-/* proposal exponents are capped so that proposal weights fit in 128 bits */
-#define EM_PROPOSAL_BITS 100
+/*
+ * proposal exponents are capped so that the total proposal weight, at most
+ * 2^33 segments (2^32 users) of at most 2^EM_PROPOSAL_BITS, fits in 128 bits
+ */
+#define EM_PROPOSAL_BITS 90
 
 /*
  * Walks the segments of the domain in order: the gap before each distinct
