@@ -23,6 +23,8 @@ SELECT user_dp_mean(amount, user_id, random() + 1) FROM visits;
 SELECT user_dp_mean(amount, user_id, (SELECT 1.0)) FROM visits;
 -- constant expressions and query parameters are fine
 SELECT user_dp_mean(amount, user_id, 0.5 + 0.5, 0, 10 * 100) IS NOT NULL AS ok FROM visits;
+-- ordering the input does not disturb the parameters
+SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000 ORDER BY amount * 2) IS NOT NULL AS ok FROM visits;
 PREPARE release(float8) AS SELECT user_dp_mean(amount, user_id, $1, 0, 1000) IS NOT NULL AS ok FROM visits;
 EXECUTE release(0.5);
 EXECUTE release(0);

@@ -160,6 +160,7 @@ uldp_params_from_aggref(FunctionCallInfo fcinfo, int first, UldpParams *params)
 	bool		nulls[4];
 	int			nvalues;
 	const char *function;
+	ListCell   *cell;
 
 	if (aggref == NULL || aggstate == NULL || !IsA(aggstate, AggState))
 		ereport(ERROR,
@@ -167,14 +168,17 @@ uldp_params_from_aggref(FunctionCallInfo fcinfo, int first, UldpParams *params)
 				 errmsg("uldp aggregates can only be called as plain aggregates")));
 	aggref = original_aggref(aggstate, aggref);
 	function = get_func_name(aggref->aggfnoid);
-	nvalues = list_length(aggref->args) - first;
-	Assert(nvalues >= 1 && nvalues <= 4);
+	nvalues = 0;
 
-	for (int i = 0; i < nvalues; i++)
+	/* the arguments after "first"; ORDER BY adds resjunk entries to skip */
+	foreach(cell, aggref->args)
 	{
-		TargetEntry *tle = list_nth_node(TargetEntry, aggref->args, first + i);
+		TargetEntry *tle = lfirst_node(TargetEntry, cell);
 		Expr	   *expr = tle->expr;
 
+		if (tle->resjunk || tle->resno <= first)
+			continue;
+		Assert(nvalues < 4);
 		if (contain_var_clause((Node *) expr) ||
 			contain_volatile_functions((Node *) expr) ||
 			contain_subplans((Node *) expr))
@@ -184,17 +188,18 @@ uldp_params_from_aggref(FunctionCallInfo fcinfo, int first, UldpParams *params)
 					 errhint("Pass epsilon, the bounds and tau as constants or query parameters, not as columns, subqueries or volatile functions.")));
 		if (IsA(expr, Const))
 		{
-			values[i] = ((Const *) expr)->constvalue;
-			nulls[i] = ((Const *) expr)->constisnull;
+			values[nvalues] = ((Const *) expr)->constvalue;
+			nulls[nvalues] = ((Const *) expr)->constisnull;
 		}
 		else
 		{
 			ExprState  *exprstate = ExecInitExpr(expr, (PlanState *) aggstate);
 
-			values[i] = ExecEvalExprSwitchContext(exprstate,
-												  aggstate->ss.ps.ps_ExprContext,
-												  &nulls[i]);
+			values[nvalues] = ExecEvalExprSwitchContext(exprstate,
+														aggstate->ss.ps.ps_ExprContext,
+														&nulls[nvalues]);
 		}
+		nvalues++;
 	}
 	params_set(params, nvalues, values, nulls);
 }
