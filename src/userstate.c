@@ -120,7 +120,10 @@ struct UldpState
 	char	   *arena;
 	Size		arena_free;
 	Size		arena_total;
-	/* rows whose user entry is being prefetched (see state_add_row) */
+	/* serialized partial states not merged yet (see uldp_user_combinefn) */
+	List	   *chunks;
+	Size		chunk_bytes;
+	/* rows whose user entry is being prefetched (see state_add) */
 	int			npending;
 	struct
 	{
@@ -153,7 +156,8 @@ state_memory(const UldpState *state, uint64 users_size, uint64 names_size,
 {
 	return sizeof(UldpState) + users_size * sizeof(UldpUser) +
 		names_size * sizeof(UldpName) +
-		state->name_capacity * sizeof(char *) + state->arena_total + extra;
+		state->name_capacity * sizeof(char *) + state->arena_total +
+		state->chunk_bytes + extra;
 }
 
 static void
@@ -305,11 +309,7 @@ state_accumulate(UldpState *state, uint64 id, uint32 hash, double sum,
 	user_add(user, sum, count);
 }
 
-/*
- * Adds the buffered rows; every reader of a state calls it first.  It does
- * not change what the state holds, only where, so final functions that
- * flush are still read-only in the sense of FINALFUNC_MODIFY.
- */
+/* Adds the buffered rows. */
 static void
 state_flush(UldpState *state)
 {
@@ -338,6 +338,69 @@ state_add(UldpState *state, uint64 id, double sum, uint64 count)
 	state->pending[state->npending].hash = hash;
 	if (++state->npending == PENDING_ROWS)
 		state_flush(state);
+}
+
+/* Merges one serialized state (uldp_user_serialfn's format, no header). */
+static void
+merge_chunk(UldpState *state, const char *chunk)
+{
+	UldpStateHeader header;
+	const char *cursor = chunk;
+	uint64		size_needed;
+
+	memcpy(&header, cursor, sizeof(header));
+	cursor += sizeof(header);
+	/* room for at least this chunk's users, so the table grows at most once */
+	size_needed = (uint64) (header.nusers / 0.9) + 1;
+	if (size_needed > state->users->size)
+	{
+		check_memory(state, pg_nextpower2_64(size_needed),
+					 state->names ? state->names->size : 0);
+		users_grow(state->users, size_needed);
+	}
+
+#define GET(value) (memcpy(&(value), cursor, sizeof(value)), cursor += sizeof(value))
+	for (int64 i = 0; i < header.nusers; i++)
+	{
+		uint32		count;
+		double		sum;
+		uint64		id;
+
+		GET(count);
+		GET(sum);
+		if (header.key_byval)
+			GET(id);
+		else
+		{
+			id = intern_stored_name(state, cursor);
+			cursor += sizeof(uint32) + stored_name_length(cursor);
+		}
+		state_add(state, id, sum, count);
+	}
+#undef GET
+	state_flush(state);
+}
+
+/*
+ * Brings a state up to date: merges its serialized chunks and its buffered
+ * rows.  Every reader of a state calls it first.  It does not change what
+ * the state holds, only where, so final functions that call it are still
+ * read-only in the sense of FINALFUNC_MODIFY.
+ */
+static void
+state_settle(UldpState *state)
+{
+	ListCell   *cell;
+
+	foreach(cell, state->chunks)
+	{
+		merge_chunk(state, lfirst(cell));
+		pfree(lfirst(cell));
+	}
+	list_free(state->chunks);
+	state->chunks = NIL;
+	state->chunk_bytes = 0;
+	state_flush(state);
 }
 
 /* The key of a user id datum: the datum itself, or its interned number. */
@@ -426,12 +489,22 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		PG_RETURN_POINTER(state1);
 	}
-	state_flush(state2);
 	/* deserialized states live in the aggregate context: adopt the first */
 	if (state1 == NULL)
 		PG_RETURN_POINTER(state2);
-	state_flush(state1);
 
+	/* serialized chunks are merged later, all at once */
+	if (state2->chunks != NIL)
+	{
+		MemoryContext old_context = MemoryContextSwitchTo(state1->context);
+
+		state1->chunks = list_concat(state1->chunks, state2->chunks);
+		state1->chunk_bytes += state2->chunk_bytes;
+		MemoryContextSwitchTo(old_context);
+		state2->chunks = NIL;
+		state2->chunk_bytes = 0;
+	}
+	state_flush(state2);
 	users_start_iterate(state2->users, &iterator);
 	while ((user = users_iterate(state2->users, &iterator)) != NULL)
 		state_add(state1,
@@ -452,10 +525,10 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 	bytea	   *result;
 	char	   *cursor;
 
-	state_flush(state);
+	state_settle(state);
 	users_start_iterate(state->users, &iterator);
 	while ((user = users_iterate(state->users, &iterator)) != NULL)
-		size += sizeof(int64) + sizeof(double) +
+		size += sizeof(uint32) + sizeof(double) +
 			(state->key_byval ? sizeof(uint64) : sizeof(uint32) + stored_name_length(state->name_of_id[user->id]));
 
 	result = palloc_extended(size, MCXT_ALLOC_HUGE);
@@ -491,42 +564,34 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(result);
 }
 
+/*
+ * Keeps a copy of the serialized state: the users are merged into a table
+ * only when the state is read (state_settle), once for all the partial
+ * states that the leader combines, instead of once per partial state.
+ */
 Datum
 uldp_user_deserialfn(PG_FUNCTION_ARGS)
 {
 	bytea	   *serialized = PG_GETARG_BYTEA_PP(0);
+	Size		size = VARSIZE_ANY_EXHDR(serialized);
 	MemoryContext aggcontext;
+	MemoryContext old_context;
 	UldpStateHeader header;
 	UldpState  *state;
-	const char *cursor = VARDATA_ANY(serialized);
+	char	   *chunk;
 
 	if (!AggCheckCallContext(fcinfo, &aggcontext))
 		elog(ERROR, "uldp_user_deserialfn called in non-aggregate context");
-	memcpy(&header, cursor, sizeof(header));
-	cursor += sizeof(header);
+	memcpy(&header, VARDATA_ANY(serialized), sizeof(header));
 	state = state_create(aggcontext, &header.params, header.key_byval,
-						 header.key_typlen, Max(header.nusers, 1024));
-
-#define GET(value) (memcpy(&(value), cursor, sizeof(value)), cursor += sizeof(value))
-	for (int64 i = 0; i < header.nusers; i++)
-	{
-		uint32		count;
-		double		sum;
-		uint64		id;
-
-		GET(count);
-		GET(sum);
-		if (header.key_byval)
-			GET(id);
-		else
-		{
-			id = intern_stored_name(state, cursor);
-			cursor += sizeof(uint32) + stored_name_length(cursor);
-		}
-		state_add(state, id, sum, count);
-	}
-#undef GET
-	state_flush(state);
+						 header.key_typlen, 1024);
+	state->chunk_bytes = size;
+	check_memory(state, state->users->size, state->names ? state->names->size : 0);
+	chunk = MemoryContextAllocHuge(aggcontext, size);
+	memcpy(chunk, VARDATA_ANY(serialized), size);
+	old_context = MemoryContextSwitchTo(aggcontext);
+	state->chunks = list_make1(chunk);
+	MemoryContextSwitchTo(old_context);
 	PG_RETURN_POINTER(state);
 }
 
@@ -545,7 +610,7 @@ uldp_state_user_means(UldpState *state, int64 *nusers)
 	UldpUser   *user;
 	int64		n = 0;
 
-	state_flush(state);
+	state_settle(state);
 	/* the release needs the averages and, in range.c, up to three more
 	 * arrays of 8 bytes and two bytes of segments per user */
 	check_memory_extra(state, state->users->size,
