@@ -47,7 +47,7 @@ typedef struct Grid
 	bool		linear;
 	double		origin;			/* linear: left end of bin 0 */
 	double		width;			/* linear: width of a bin */
-	double		floor;			/* floating point: smallest distinct magnitude */
+	double		min_magnitude;	/* floating point: smallest distinct magnitude */
 	uint64		first;			/* floating point: raw key of the lowest value */
 	uint64		domain;
 } Grid;
@@ -104,16 +104,16 @@ magnitude_bits(double magnitude)
 
 /*
  * The magnitude key of |x| on a floating-point grid: 0 below the grid's
- * floor, then one key per cut-mantissa double.  Monotone in |x|.
+ * minimum magnitude, then one key per cut-mantissa double.  Monotone in |x|.
  */
 static uint64
 magnitude_key(const Grid *grid, double x)
 {
 	double		magnitude = fabs(x);
 
-	if (magnitude < grid->floor)
+	if (magnitude < grid->min_magnitude)
 		return 0;
-	return magnitude_bits(magnitude) - magnitude_bits(grid->floor) + 1;
+	return magnitude_bits(magnitude) - magnitude_bits(grid->min_magnitude) + 1;
 }
 
 /* The raw key of x: zero_key + or - its magnitude key.  Monotone in x. */
@@ -136,7 +136,7 @@ float_raw_value(const Grid *grid, uint64 raw)
 	if (key == 0)
 		return 0;
 	/* the middle of the bin */
-	bits = ((key - 1 + magnitude_bits(grid->floor)) << FLOAT_GRID_SHIFT) |
+	bits = ((key - 1 + magnitude_bits(grid->min_magnitude)) << FLOAT_GRID_SHIFT) |
 		(UINT64CONST(1) << (FLOAT_GRID_SHIFT - 1));
 	memcpy(&magnitude, &bits, sizeof(bits));
 	return raw >= zero_key ? magnitude : -magnitude;
@@ -155,16 +155,16 @@ linear_grid(double lower, double upper, double width)
 }
 
 /*
- * A floating-point grid over [lower, upper].  Magnitudes below "floor" share
- * one key, so that a grid over bounds does not spend most of its keys on
- * numbers too small to matter at the bounds' scale.
+ * A floating-point grid over [lower, upper].  Magnitudes below
+ * "min_magnitude" share one key, so that a grid over bounds does not spend
+ * most of its keys on numbers too small to matter at the bounds' scale.
  */
 static Grid
-float_grid(double lower, double upper, double floor)
+float_grid(double lower, double upper, double min_magnitude)
 {
 	Grid		grid = {0};
 
-	grid.floor = floor;
+	grid.min_magnitude = min_magnitude;
 	grid.first = float_raw_key(&grid, lower);
 	grid.domain = float_raw_key(&grid, upper) - grid.first + 1;
 	return grid;
@@ -238,9 +238,9 @@ uldp_private_range(const double *means, int64 n, const UldpParams *params,
 	else
 	{
 		double		width = params->upper - params->lower;
-		double		floor = params->has_bounds ? ldexp(width, -FLOAT_GRID_FLOOR_BITS) : 0;
-		Grid		grid = float_grid(params->lower, params->upper, floor);
-		Grid		distance_grid = float_grid(0, width, floor);
+		double		min_magnitude = params->has_bounds ? ldexp(width, -FLOAT_GRID_FLOOR_BITS) : 0;
+		Grid		grid = float_grid(params->lower, params->upper, min_magnitude);
+		Grid		distance_grid = float_grid(0, width, min_magnitude);
 		double	   *distances = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
 
 		centre = private_median(&grid, means, n, epsilon / 2);
@@ -250,7 +250,7 @@ uldp_private_range(const double *means, int64 n, const UldpParams *params,
 		pfree(distances);
 		/* at least the half-width of the centre's bin, so that users who
 		 * share the centre's bin stay inside the range */
-		tau = Max(tau, Max(ldexp(fabs(centre), -FLOAT_GRID_BITS), floor));
+		tau = Max(tau, Max(ldexp(fabs(centre), -FLOAT_GRID_BITS), min_magnitude));
 	}
 	range.lower = Max(centre - 2 * tau, params->lower);
 	range.upper = Min(centre + 2 * tau, params->upper);
