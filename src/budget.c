@@ -207,6 +207,8 @@ uldp_charge_worker_main(Datum main_arg)
 	/* a caller holding the budget row would otherwise wait for us forever */
 	SetConfigOption("lock_timeout", "10s", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("search_path", "pg_catalog", PGC_SUSET, PGC_S_OVERRIDE);
+	/* the ledger is written even where sessions default to read-only */
+	SetConfigOption("default_transaction_read_only", "off", PGC_SUSET, PGC_S_OVERRIDE);
 
 	PG_TRY();
 	{
