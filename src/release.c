@@ -8,11 +8,14 @@
  * its whole epsilon before anything is computed, and returns a value for
  * every input, including an empty one.
  *
- * user_dp_mean spends epsilon / 2 on the range (PrivateRange with tau, or
- * the private median and MAD without it), 3 epsilon / 8 on a centred
- * clipped sum and epsilon / 8 on the number of users.  When 4 tau covers
- * the bounds, the range is the bounds and costs nothing: the sum gets
- * 3 epsilon / 4 and the count epsilon / 4.  Centring the sum on the private
+ * user_dp_mean spends part of epsilon on the range and splits the rest 3:1
+ * between a centred clipped sum and the number of users.  With tau the
+ * range (PrivateRange) gets epsilon / 2, as in the paper.  Without tau it
+ * gets 2 epsilon / 3 (the private median and MAD a third each): a range
+ * that misses the data ruins the release, and the chance of a miss falls
+ * exponentially with the range's share, while the sum's noise only grows
+ * in proportion (doc/accuracy.md measures both).  When 4 tau covers the
+ * bounds, the range is the bounds and costs nothing.  Centring the sum on the private
  * range makes the error of the noisy count scale with |mean - centre|,
  * which is small whenever the range is good.
  *
@@ -113,7 +116,8 @@ uldp_mean_finalfn(PG_FUNCTION_ARGS)
 	double	   *means = begin_release(fcinfo, "user_dp_mean", &params, &n);
 	double		epsilon = params.epsilon * SPEND_MARGIN;
 	/* a public range costs nothing: the sum and the count get all of epsilon */
-	double		epsilon_range = uldp_range_is_public(&params) ? 0 : epsilon / 2;
+	double		epsilon_range = uldp_range_is_public(&params) ? 0 :
+		params.has_tau ? epsilon / 2 : epsilon * 2 / 3;
 	double		epsilon_rest = epsilon - epsilon_range;
 	UldpInterval range = uldp_private_range(means, n, &params, epsilon_range);
 
