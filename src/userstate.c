@@ -105,6 +105,9 @@ name_equal(const UldpNameKey *a, const UldpNameKey *b)
 #define ARENA_BLOCK_SIZE (64 * 1024)
 /* rows buffered while their user's bucket is prefetched */
 #define PENDING_ROWS 8
+/* by-reference ids up to this long are buffered too, copied */
+#define PENDING_NAME_BYTES 32
+#define PENDING_ID_KNOWN PG_UINT32_MAX
 
 struct UldpState
 {
@@ -127,10 +130,12 @@ struct UldpState
 	int			npending;
 	struct
 	{
-		uint64		id;
+		uint64		id;			/* unless name_len is set */
 		double		sum;
 		uint64		count;
-		uint32		hash;
+		uint64		hash;		/* of id, or of the name */
+		uint32		name_len;	/* PENDING_ID_KNOWN, or the name's length */
+		char		name[PENDING_NAME_BYTES];
 	}			pending[PENDING_ROWS];
 };
 
@@ -218,16 +223,22 @@ arena_copy(UldpState *state, const char *bytes, uint32 len)
 	return copy;
 }
 
-/* The dense number of a by-reference user id. */
 static uint64
-intern_name(UldpState *state, const char *bytes, uint32 len)
+name_hash(const char *bytes, uint32 len)
+{
+	return hash_bytes_extended((const unsigned char *) bytes, len, 0);
+}
+
+/* The dense number of a by-reference user id whose name_hash() is "hash". */
+static uint64
+intern_name_hashed(UldpState *state, const char *bytes, uint32 len, uint64 hash)
 {
 	UldpName   *name;
 	UldpNameKey key;
 	bool		found;
 	uint64		size = state->names->size;
 
-	key.hash = hash_bytes_extended((const unsigned char *) bytes, len, 0);
+	key.hash = hash;
 	key.bytes = bytes;
 	key.len = len;
 	if (unlikely(state->names->members + 1 >= state->names->grow_threshold))
@@ -259,6 +270,12 @@ stored_name_length(const char *stored)
 
 	memcpy(&len, stored, sizeof(uint32));
 	return len;
+}
+
+static uint64
+intern_name(UldpState *state, const char *bytes, uint32 len)
+{
+	return intern_name_hashed(state, bytes, len, name_hash(bytes, len));
 }
 
 /* intern_name() for a name stored as [uint32 len][bytes] */
@@ -309,13 +326,27 @@ state_accumulate(UldpState *state, uint64 id, uint32 hash, double sum,
 	user_add(user, sum, count);
 }
 
-/* Adds the buffered rows. */
+/*
+ * Adds the buffered rows: first the buffered names are interned (their
+ * buckets were prefetched when they were buffered) and their users' buckets
+ * prefetched, then the rows are added.
+ */
 static void
 state_flush(UldpState *state)
 {
 	for (int i = 0; i < state->npending; i++)
-		state_accumulate(state, state->pending[i].id, state->pending[i].hash,
-							  state->pending[i].sum, state->pending[i].count);
+	{
+		if (state->pending[i].name_len == PENDING_ID_KNOWN)
+			continue;
+		state->pending[i].id = intern_name_hashed(state, state->pending[i].name,
+												  state->pending[i].name_len,
+												  state->pending[i].hash);
+		state->pending[i].hash = user_hash(state->pending[i].id);
+		__builtin_prefetch(&state->users->data[state->pending[i].hash & state->users->sizemask]);
+	}
+	for (int i = 0; i < state->npending; i++)
+		state_accumulate(state, state->pending[i].id, (uint32) state->pending[i].hash,
+						 state->pending[i].sum, state->pending[i].count);
 	state->npending = 0;
 }
 
@@ -336,6 +367,29 @@ state_add(UldpState *state, uint64 id, double sum, uint64 count)
 	state->pending[state->npending].sum = sum;
 	state->pending[state->npending].count = count;
 	state->pending[state->npending].hash = hash;
+	state->pending[state->npending].name_len = PENDING_ID_KNOWN;
+	if (++state->npending == PENDING_ROWS)
+		state_flush(state);
+}
+
+/* state_add() for one row of a user given by its name (by-reference id). */
+static void
+state_add_named(UldpState *state, const char *bytes, uint32 len, double value)
+{
+	uint64		hash;
+
+	if (len > PENDING_NAME_BYTES)
+	{
+		state_add(state, intern_name(state, bytes, len), value, 1);
+		return;
+	}
+	hash = name_hash(bytes, len);
+	__builtin_prefetch(&state->names->data[(uint32) hash & state->names->sizemask]);
+	state->pending[state->npending].sum = value;
+	state->pending[state->npending].count = 1;
+	state->pending[state->npending].hash = hash;
+	state->pending[state->npending].name_len = len;
+	memcpy(state->pending[state->npending].name, bytes, len);
 	if (++state->npending == PENDING_ROWS)
 		state_flush(state);
 }
@@ -403,21 +457,24 @@ state_settle(UldpState *state)
 	state_flush(state);
 }
 
-/* The key of a user id datum: the datum itself, or its interned number. */
-static uint64
-user_key(UldpState *state, Datum id)
+/* Adds one row of the user whose id is the datum "id". */
+static void
+state_add_row(UldpState *state, Datum id, double value)
 {
 	const char *bytes;
 	uint32		len;
 
 	if (state->key_byval)
-		return (uint64) id;
+	{
+		state_add(state, (uint64) id, value, 1);
+		return;
+	}
 	if (state->key_typlen == -1)
 	{
-		struct varlena *value = PG_DETOAST_DATUM_PACKED(id);
+		struct varlena *varlena = PG_DETOAST_DATUM_PACKED(id);
 
-		bytes = VARDATA_ANY(value);
-		len = VARSIZE_ANY_EXHDR(value);
+		bytes = VARDATA_ANY(varlena);
+		len = VARSIZE_ANY_EXHDR(varlena);
 	}
 	else if (state->key_typlen == -2)
 	{
@@ -429,7 +486,7 @@ user_key(UldpState *state, Datum id)
 		bytes = DatumGetPointer(id);
 		len = state->key_typlen;
 	}
-	return intern_name(state, bytes, len);
+	state_add_named(state, bytes, len, value);
 }
 
 /*
@@ -468,7 +525,7 @@ uldp_user_transfn(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(state);
 	value = Min(Max(value, state->params.lower), state->params.upper);
 
-	state_add(state, user_key(state, PG_GETARG_DATUM(2)), value, 1);
+	state_add_row(state, PG_GETARG_DATUM(2), value);
 	PG_RETURN_POINTER(state);
 }
 
