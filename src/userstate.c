@@ -12,8 +12,13 @@
  *
  * A user is identified by the binary image of its id.  By-value ids (int2,
  * int4, int8, date, ...) are used as the key directly; other ids (text, uuid,
- * numeric, ...) are hashed and their bytes are kept in a bump arena for exact
- * comparison, so two different users can never be merged by a collision.
+ * numeric, ...) are interned: a second table maps their bytes, kept in a bump
+ * arena and compared exactly, to dense numbers, so two different users can
+ * never be merged by a hash collision.
+ *
+ * Rows are buffered a few at a time while their buckets are prefetched
+ * (state_add), and serialized partial states are kept as they are until the
+ * final function merges them all at once (state_settle).
  *
  *-------------------------------------------------------------------------
  */
