@@ -54,10 +54,18 @@
 /* significant bits kept of epsilon */
 #define DYADIC_BITS 24
 
-UldpDyadic
-uldp_dyadic_floor(double x)
+/* A positive dyadic rational num / 2^shift, used for epsilon. */
+typedef struct Dyadic
 {
-	UldpDyadic	result;
+	uint64		num;
+	int			shift;
+} Dyadic;
+
+/* The largest dyadic rational with DYADIC_BITS significant bits <= x. */
+static Dyadic
+dyadic_floor(double x)
+{
+	Dyadic		result;
 	int			exponent;
 	double		mantissa = frexp(x, &exponent);
 
@@ -122,7 +130,7 @@ discrete_laplace_ts(uint128 t, uint128 s)
 int128
 uldp_discrete_laplace(uint64 sensitivity, double epsilon)
 {
-	UldpDyadic	eps = uldp_dyadic_floor(epsilon);
+	Dyadic		eps = dyadic_floor(epsilon);
 
 	Assert(sensitivity > 0 && eps.shift >= 0);
 	return discrete_laplace_ts(((uint128) sensitivity) << eps.shift, eps.num);

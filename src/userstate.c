@@ -108,6 +108,9 @@ name_equal(const UldpNameKey *a, const UldpNameKey *b)
 #include "lib/simplehash.h"
 
 #define ARENA_BLOCK_SIZE (64 * 1024)
+/* working memory of a release, per user: 4 arrays of doubles or keys
+ * (range.c) and one byte per segment of the exponential mechanism */
+#define RELEASE_BYTES_PER_USER (4 * sizeof(double) + 2)
 /* rows buffered while their user's bucket is prefetched */
 #define PENDING_ROWS 8
 /* by-reference ids up to this long are buffered too, copied */
@@ -677,7 +680,7 @@ uldp_state_user_means(UldpState *state, int64 *nusers)
 	 * arrays of 8 bytes and two bytes of segments per user */
 	check_memory_extra(state, state->users->size,
 					   state->names ? state->names->size : 0,
-					   (Size) state->users->members * ULDP_RELEASE_BYTES_PER_USER);
+					   (Size) state->users->members * RELEASE_BYTES_PER_USER);
 	means = palloc_extended(Max(state->users->members, 1) * sizeof(double),
 							MCXT_ALLOC_HUGE);
 

@@ -11,10 +11,6 @@
 
 #include "params.h"
 
-/* working memory of a release, per user: 4 arrays of doubles or keys and
- * one byte per segment of the exponential mechanism */
-#define ULDP_RELEASE_BYTES_PER_USER (4 * sizeof(double) + 2)
-
 /* uldp.max_state_memory, in kB */
 extern int	uldp_max_state_memory;
 
