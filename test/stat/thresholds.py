@@ -286,32 +286,29 @@ def kl(a, p):
     return r
 
 
-def kl_upper(k, n, lnia):
+def kl_bound(k, n, lnia, upper):
+    """Chernoff (KL) confidence bound of the proportion k/n, by bisection: the largest p above
+    k/n (upper) or the smallest p below it (lower) with n KL(k/n || p) <= lnia, rounded
+    outwards (the side of the bisection where the bound is exceeded)."""
     a = k / n
-    if a >= 1:
-        return 1.0
-    lo, hi = a, 1.0
+    if (upper and a >= 1) or (not upper and a <= 0):
+        return a
+    inside, outside = a, (1.0 if upper else 0.0)
     for _ in range(60):
-        mid = (lo + hi) / 2
+        mid = (inside + outside) / 2
         if kl(a, mid) > lnia / n:
-            hi = mid
+            outside = mid
         else:
-            lo = mid
-    return hi
+            inside = mid
+    return outside
+
+
+def kl_upper(k, n, lnia):
+    return kl_bound(k, n, lnia, True)
 
 
 def kl_lower(k, n, lnia):
-    a = k / n
-    if a <= 0:
-        return 0.0
-    lo, hi = 0.0, a
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if kl(a, mid) > lnia / n:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return kl_bound(k, n, lnia, False)
 
 
 def loss_lcb(n1, n2, k, lnia):
