@@ -1,10 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * uldp.c
- *	  Module entry point: configuration parameters.
+ *	  Module entry point: configuration parameters and hooks.
  *
- * uldp needs no shared_preload_libraries: budget charges run in dynamic
- * background workers that load the library by name.
+ * Releases need no shared_preload_libraries: budget charges run in dynamic
+ * background workers that load the library by name.  Protected tables do:
+ * the query gate's hooks exist only in sessions that loaded the library
+ * before their first query, and without them roles that may not read a
+ * protected table cannot query it at all.
  *
  *-------------------------------------------------------------------------
  */
@@ -15,6 +18,8 @@
 #include "fmgr.h"
 #include "utils/guc.h"
 
+#include "gate.h"
+#include "protect.h"
 #include "random.h"
 #include "userstate.h"
 
@@ -45,4 +50,7 @@ _PG_init(void)
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("uldp");
+
+	uldp_protect_init();
+	uldp_gate_init();
 }

@@ -1,0 +1,342 @@
+/*-------------------------------------------------------------------------
+ *
+ * gate.c
+ *	  The query gate: roles that may not read a protected table may still
+ *	  run differentially private releases over it, and nothing else.
+ *
+ * PostgreSQL's own privilege check stays the only door.  An analyst has no
+ * SELECT privilege on a protected table, so without uldp every query that
+ * reads it fails with "permission denied"; that includes COPY, sessions in
+ * which uldp is not loaded, and any path that does not go through the
+ * planner (fail closed).  The planner hook below looks at every query before
+ * it is planned.  When a query reads a protected table that the checking
+ * role may not read, the query must be a release, and only then does the
+ * hook drop the SELECT requirement from that one range table entry:
+ *
+ *	SELECT <outputs> FROM <protected table> [WHERE <safe filter>]
+ *
+ * where every output is built from uldp aggregates and constants, the
+ * aggregates' user argument is the table's privacy unit column, and their
+ * value argument, FILTER clause and the WHERE clause are safe expressions
+ * (safe_expr.c: nothing in them can raise an error or have a side effect).
+ * No joins, subqueries, GROUP BY, HAVING, DISTINCT, ORDER BY, LIMIT, window
+ * functions, set-returning functions, locking clauses or TABLESAMPLE.  Such
+ * a release query may itself sit inside a bigger query (a scalar subquery,
+ * a CTE, a plpgsql statement): what happens to its single output row is
+ * post-processing of a differentially private result.
+ *
+ * Three more things would show per-row facts that the release hides, and
+ * are refused or suppressed for gated queries:
+ *	- EXPLAIN, with or without ANALYZE, and any instrumentation: estimated
+ *	  and actual row counts come from the rows (checked at executor start,
+ *	  after other hooks such as auto_explain had their say);
+ *	- debug_print_plan, which prints the same estimates;
+ *	- track_functions = all, which counts calls of the aggregate's
+ *	  transition function per row in pg_stat_user_functions;
+ *	- index and TID scans, which count matching rows in pg_stat_*_indexes:
+ *	  gated queries are planned with sequential scans only.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/sysattr.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_proc.h"
+#include "commands/extension.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/planner.h"
+#include "pgstat.h"
+#include "utils/acl.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+
+#include "gate.h"
+#include "protect.h"
+#include "safe_expr.h"
+
+static planner_hook_type previous_planner_hook = NULL;
+static ExecutorStart_hook_type previous_executor_start_hook = NULL;
+
+void
+uldp_gate_refuse(const char *table, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("table \"%s\" is protected by uldp", table),
+			 errdetail_internal("%s", detail),
+			 errhint("Without SELECT privilege on it, only releases are allowed: "
+					 "SELECT of uldp aggregates over its privacy unit FROM it alone, "
+					 "filtered with comparisons, boolean logic, IN lists, constants and arithmetic.")));
+}
+
+/* Would PostgreSQL's executor let userid read what rte reads (ExecCheckRTEPerms)? */
+static bool
+select_allowed(RangeTblEntry *rte, Oid userid)
+{
+	int			col = -1;
+
+	if (pg_class_aclcheck(rte->relid, userid, ACL_SELECT) == ACLCHECK_OK)
+		return true;
+	if (bms_is_empty(rte->selectedCols))
+		return pg_attribute_aclcheck_all(rte->relid, userid, ACL_SELECT, ACLMASK_ANY) == ACLCHECK_OK;
+	while ((col = bms_next_member(rte->selectedCols, col)) >= 0)
+	{
+		AttrNumber	attno = col + FirstLowInvalidHeapAttributeNumber;
+
+		if (attno == InvalidAttrNumber)
+		{
+			if (pg_attribute_aclcheck_all(rte->relid, userid, ACL_SELECT, ACLMASK_ALL) != ACLCHECK_OK)
+				return false;
+		}
+		else if (pg_attribute_aclcheck(rte->relid, attno, userid, ACL_SELECT) != ACLCHECK_OK)
+			return false;
+	}
+	return true;
+}
+
+/* Does rte read a protected table its checking role may not read? */
+static bool
+is_gated(RangeTblEntry *rte, AttrNumber *privacy_unit)
+{
+	Oid			userid;
+
+	if (rte->rtekind != RTE_RELATION)
+		return false;
+	userid = OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
+	return !select_allowed(rte, userid) && uldp_table_protection(rte->relid, privacy_unit);
+}
+
+/* The protected table a release query reads. */
+typedef struct Protected
+{
+	Index		varno;			/* its range table index */
+	AttrNumber	privacy_unit;
+	const char *table;
+	const char *unit_name;
+} Protected;
+
+static void
+check_aggref(Aggref *aggref, const Protected *target)
+{
+	Oid			extension = get_extension_oid("uldp", true);
+	ListCell   *lc;
+	int			argno = 0;
+
+	if (!OidIsValid(extension) ||
+		getExtensionOfObject(ProcedureRelationId, aggref->aggfnoid) != extension)
+		uldp_gate_refuse(target->table, psprintf("Aggregate %s is not a uldp release.",
+												 format_procedure(aggref->aggfnoid)));
+	if (aggref->agglevelsup != 0 || aggref->aggdistinct != NIL || aggref->aggorder != NIL ||
+		aggref->aggstar || aggref->aggvariadic || aggref->aggkind != AGGKIND_NORMAL)
+		uldp_gate_refuse(target->table,
+						 "DISTINCT, ORDER BY and outer references are not allowed in a uldp aggregate.");
+
+	foreach(lc, aggref->args)
+	{
+		TargetEntry *arg = lfirst_node(TargetEntry, lc);
+		Var		   *user = (Var *) arg->expr;
+
+		if (argno == 1)
+		{
+			if (!IsA(user, Var) || user->varno != target->varno || user->varlevelsup != 0 ||
+				user->varattno != target->privacy_unit)
+				uldp_gate_refuse(target->table,
+								 psprintf("The user argument of %s must be the privacy unit column \"%s\".",
+										  format_procedure(aggref->aggfnoid), target->unit_name));
+		}
+		else
+		{
+			if (argno >= 2 && contain_var_clause((Node *) arg->expr))
+				uldp_gate_refuse(target->table,
+								 "The privacy parameters of a uldp aggregate must be constants.");
+			arg->expr = (Expr *) uldp_safe_expr((Node *) arg->expr, target->varno, target->table);
+		}
+		argno++;
+	}
+	aggref->aggfilter = (Expr *) uldp_safe_expr((Node *) aggref->aggfilter, target->varno,
+												target->table);
+}
+
+/* Outputs: uldp aggregates, and anything computed from them and constants. */
+static bool
+check_output(Node *node, const Protected *target)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		check_aggref((Aggref *) node, target);
+		return false;			/* its arguments are checked above */
+	}
+	if (IsA(node, Var))
+		uldp_gate_refuse(target->table, "Raw rows are not released: only uldp aggregates are.");
+	return expression_tree_walker(node, check_output, (void *) target);
+}
+
+/*
+ * Refuse query unless it is a release over its range table entry varno, a
+ * protected table; rewrite its per-row expressions to their safe versions.
+ */
+static void
+check_release(Query *query, Index varno, RangeTblEntry *rte, AttrNumber privacy_unit)
+{
+	Protected	target = {varno, privacy_unit, get_rel_name(rte->relid), NULL};
+	FromExpr   *from = query->jointree;
+	ListCell   *lc;
+
+	if (privacy_unit == InvalidAttrNumber)
+		uldp_gate_refuse(target.table, "It has no privacy unit column; uldp.protect_table sets one.");
+	target.unit_name = get_attname(rte->relid, privacy_unit, false);
+
+	if (query->commandType != CMD_SELECT || query->utilityStmt != NULL || query->rowMarks != NIL)
+		uldp_gate_refuse(target.table, "Only SELECT can read it.");
+	if (list_length(query->rtable) != 1 || from == NULL || list_length(from->fromlist) != 1 ||
+		!IsA(linitial(from->fromlist), RangeTblRef) || query->cteList != NIL ||
+		query->setOperations != NULL || query->hasSubLinks)
+		uldp_gate_refuse(target.table,
+						 "It can only be read alone: no joins, subqueries, CTEs or set operations in the same SELECT.");
+	if (rte->tablesample != NULL)
+		uldp_gate_refuse(target.table, "TABLESAMPLE is not allowed.");
+	if (query->groupClause != NIL || query->groupingSets != NIL || query->havingQual != NULL)
+		uldp_gate_refuse(target.table,
+						 "GROUP BY and HAVING are not allowed: the set of groups would be released without noise.");
+	if (query->distinctClause != NIL || query->sortClause != NIL || query->limitCount != NULL ||
+		query->limitOffset != NULL || query->hasWindowFuncs || query->hasTargetSRFs)
+		uldp_gate_refuse(target.table,
+						 "DISTINCT, ORDER BY, LIMIT, window functions and set-returning functions are not allowed.");
+	if (!query->hasAggs)
+		uldp_gate_refuse(target.table, "Raw rows are not released: only uldp aggregates are.");
+
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		check_output((Node *) tle->expr, &target);
+		if (contain_volatile_functions((Node *) tle->expr))
+			uldp_gate_refuse(target.table, "Volatile functions, which may have side effects, are not allowed.");
+	}
+	from->quals = uldp_safe_expr(from->quals, varno, target.table);
+}
+
+/*
+ * Check one query level; drop the SELECT requirement of the protected
+ * entries it reads as a release.  Returns the name of one, or NULL.
+ */
+static const char *
+gate_query(Query *query)
+{
+	const char *gated = NULL;
+	Index		varno = 0;
+	ListCell   *lc;
+
+	foreach(lc, query->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+		AttrNumber	privacy_unit;
+
+		varno++;
+		if (!(rte->requiredPerms & ACL_SELECT) || !is_gated(rte, &privacy_unit))
+			continue;
+		check_release(query, varno, rte, privacy_unit);
+		rte->requiredPerms &= ~ACL_SELECT;
+		gated = get_rel_name(rte->relid);
+	}
+	return gated;
+}
+
+/* Visit every query level (range table subqueries, CTEs, sublinks); *gated names a gated table. */
+static bool
+gate_walker(Node *node, const char **gated)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		Query	   *query = (Query *) node;
+		const char *table = gate_query(query);
+
+		if (table)
+			*gated = table;
+		return query_tree_walker(query, gate_walker, (void *) gated, 0);
+	}
+	return expression_tree_walker(node, gate_walker, (void *) gated);
+}
+
+static PlannedStmt *
+gate_planner(Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams)
+{
+	const char *gated = NULL;
+	int			nest_level;
+	PlannedStmt *plan;
+	static const char *const scan_settings[][2] = {
+		{"enable_seqscan", "on"}, {"enable_indexscan", "off"}, {"enable_indexonlyscan", "off"},
+		{"enable_bitmapscan", "off"}, {"enable_tidscan", "off"},
+	};
+
+	gate_walker((Node *) parse, &gated);
+	if (!gated)
+	{
+		if (previous_planner_hook)
+			return previous_planner_hook(parse, query_string, cursorOptions, boundParams);
+		return standard_planner(parse, query_string, cursorOptions, boundParams);
+	}
+
+	if (Debug_print_plan)
+		uldp_gate_refuse(gated, "debug_print_plan would print row estimates of a protected table.");
+	/* restored when planning ends, or by the abort if it fails */
+	nest_level = NewGUCNestLevel();
+	for (int i = 0; i < lengthof(scan_settings); i++)
+		(void) set_config_option(scan_settings[i][0], scan_settings[i][1], PGC_USERSET,
+								 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	if (previous_planner_hook)
+		plan = previous_planner_hook(parse, query_string, cursorOptions, boundParams);
+	else
+		plan = standard_planner(parse, query_string, cursorOptions, boundParams);
+	AtEOXact_GUC(true, nest_level);
+	return plan;
+}
+
+static void
+gate_executor_start(QueryDesc *queryDesc, int eflags)
+{
+	const char *reason = NULL;
+	ListCell   *lc;
+
+	if (previous_executor_start_hook)
+		previous_executor_start_hook(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		reason = "EXPLAIN would show row estimates drawn from its rows.";
+	else if (queryDesc->instrument_options != 0)
+		reason = "EXPLAIN ANALYZE and other instrumentation would show row counts of its rows.";
+	else if (pgstat_track_functions == TRACK_FUNC_ALL)
+		reason = "track_functions = all would count the rows a release reads; "
+			"an administrator must set it to none or pl.";
+	if (reason == NULL)
+		return;
+	foreach(lc, queryDesc->plannedstmt->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+		AttrNumber	privacy_unit;
+
+		if (is_gated(rte, &privacy_unit))
+			uldp_gate_refuse(get_rel_name(rte->relid), reason);
+	}
+}
+
+void
+uldp_gate_init(void)
+{
+	previous_planner_hook = planner_hook;
+	planner_hook = gate_planner;
+	previous_executor_start_hook = ExecutorStart_hook;
+	ExecutorStart_hook = gate_executor_start;
+}

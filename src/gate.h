@@ -1,0 +1,15 @@
+/*-------------------------------------------------------------------------
+ *
+ * gate.h
+ *	  The query gate: what roles without SELECT privilege may run on a
+ *	  protected table.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ULDP_GATE_H
+#define ULDP_GATE_H
+
+extern void uldp_gate_init(void);
+pg_attribute_noreturn() extern void uldp_gate_refuse(const char *table, const char *detail);
+
+#endif							/* ULDP_GATE_H */
