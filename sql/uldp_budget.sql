@@ -65,6 +65,10 @@ SELECT uldp.set_budget('no_such_role', 1, 0);
 SELECT uldp.reset_budget('postgres');
 
 DELETE FROM uldp.budget_data WHERE role = 'uldp_analyst'::regrole;
+-- the ledger is append-only, even for a superuser
 DELETE FROM uldp.ledger_data WHERE role = 'uldp_analyst'::regrole;
+UPDATE uldp.ledger_data SET epsilon = 0 WHERE role = 'uldp_analyst'::regrole;
+TRUNCATE uldp.ledger_data;
+SELECT valid, entries > 0 AS has_entries, problem FROM uldp.verify_ledger();
 REVOKE SELECT ON visits FROM uldp_analyst;
 DROP ROLE uldp_analyst;

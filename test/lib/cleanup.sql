@@ -1,5 +1,6 @@
--- test/lib/cleanup.sql -- removes the budgets, ledger rows, tables, functions and
--- roles whose names start with :prefix (see prelude.sql).  Releases are charged by
+-- test/lib/cleanup.sql -- removes the budgets, tables, functions and roles whose
+-- names start with :prefix (see prelude.sql).  The ledger is append-only: its
+-- rows stay, naming the dropped roles by oid.  Releases are charged by
 -- a background worker that cannot see uncommitted rows, so test files that release
 -- commit their objects and must remove them explicitly.
 RESET SESSION AUTHORIZATION;
@@ -10,8 +11,6 @@ DECLARE
     object record;
 BEGIN
     DELETE FROM uldp.budget_data
-    WHERE role IN (SELECT oid FROM pg_roles WHERE starts_with(rolname, prefix));
-    DELETE FROM uldp.ledger_data
     WHERE role IN (SELECT oid FROM pg_roles WHERE starts_with(rolname, prefix));
     FOR object IN SELECT oid::regprocedure AS name FROM pg_proc
                   WHERE pronamespace = 'public'::regnamespace AND starts_with(proname, prefix) LOOP

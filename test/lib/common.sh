@@ -209,6 +209,7 @@ uldp_start_cluster() {
         echo "max_parallel_workers = 8"
         echo "max_parallel_workers_per_gather = 2"
         echo "synchronous_commit = on"
+        echo "shared_preload_libraries = 'uldp'   # the query gate of protected tables"
         echo "shared_buffers = 256MB"
         echo "logging_collector = off"
         if [ -f "$ULDP_REPO/test/postgresql.extra.conf" ]; then

@@ -110,18 +110,25 @@ SELECT is((ROW(1, 2)::uldp.range).upper, 2::float8, 'uldp.range can be construct
 -- ---------------------------------------------------------------------------
 -- schema uldp
 SELECT has_schema('uldp', 'schema uldp exists');
-SELECT tables_are('uldp', ARRAY['budget_data', 'ledger_data'], 'schema uldp has tables budget_data, ledger_data');
-SELECT views_are('uldp', ARRAY['budget', 'ledger'], 'schema uldp has views budget, ledger');
+SELECT tables_are('uldp', ARRAY['budget_data', 'ledger_data', 'ledger_head'],
+    'schema uldp has tables budget_data, ledger_data, ledger_head');
+SELECT views_are('uldp', ARRAY['budget', 'ledger', 'protected_tables'],
+    'schema uldp has views budget, ledger, protected_tables');
 SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sample_discrete_laplace',
                                    'user_transfn', 'user_combinefn', 'user_serialfn', 'user_deserialfn',
-                                   'mean_finalfn', 'range_finalfn'],
+                                   'mean_finalfn', 'range_finalfn', 'verify_ledger', 'protect_table',
+                                   'unprotect_table', '_ledger_hash', '_ledger_append', '_ledger_refuse_change',
+                                   '_safe_arith_int2', '_safe_arith_int4', '_safe_arith_int8',
+                                   '_safe_arith_float4', '_safe_arith_float8', '_safe_arith_numeric',
+                                   '_safe_cast_int2', '_safe_cast_int4', '_safe_cast_int8',
+                                   '_safe_cast_float4', '_safe_cast_float8'],
     'schema uldp has exactly the expected functions');
 SELECT columns_are('uldp', 'budget_data',
     ARRAY['role', 'epsilon_limit', 'delta_limit', 'epsilon_spent', 'delta_spent'], 'budget_data columns');
 SELECT col_type_is('uldp', 'budget_data', 'role', 'oid', 'budget_data.role is oid');
 SELECT col_type_is('uldp', 'budget_data', 'epsilon_spent', 'numeric', 'budget_data.epsilon_spent is numeric (exact sums)');
 SELECT col_is_pk('uldp', 'budget_data', 'role', 'budget_data is keyed by role');
-SELECT columns_are('uldp', 'ledger_data', ARRAY['id', 'at', 'role', 'function', 'epsilon', 'delta'], 'ledger_data columns');
+SELECT columns_are('uldp', 'ledger_data', ARRAY['id', 'at', 'role', 'function', 'epsilon', 'delta', 'hash'], 'ledger_data columns');
 SELECT col_type_is('uldp', 'ledger_data', 'epsilon', 'numeric', 'ledger_data.epsilon is numeric');
 SELECT columns_are('uldp', 'budget',
     ARRAY['role', 'epsilon_limit', 'delta_limit', 'epsilon_spent', 'delta_spent'], 'view budget columns');
@@ -134,8 +141,8 @@ SELECT ok((SELECT 'security_barrier=true' = ANY (reloptions) FROM pg_class WHERE
     'view uldp.ledger is a security barrier');
 SELECT set_eq(
     $$SELECT unnest(extconfig)::regclass::text FROM pg_extension WHERE extname = 'uldp'$$,
-    ARRAY['uldp.budget_data', 'uldp.ledger_data', 'uldp.ledger_data_id_seq'],
-    'budgets, ledger and its sequence are dumped by pg_dump (extension config tables)');
+    ARRAY['uldp.budget_data', 'uldp.ledger_data', 'uldp.ledger_data_id_seq', 'uldp.ledger_head'],
+    'budgets, ledger, its sequence and its head are dumped by pg_dump (extension config tables)');
 
 -- support and admin functions
 SELECT has_function('uldp', 'set_budget', ARRAY['regrole', 'double precision', 'double precision'],
@@ -170,7 +177,7 @@ SELECT is((SELECT proconfig FROM pg_proc WHERE oid = 'uldp._charge(oid, text, fl
 SELECT is(
     (SELECT array_agg(p.proname || '/' || p.proparallel::text ORDER BY p.proname) FROM pg_proc p
      WHERE p.pronamespace = 'uldp'::regnamespace AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'c')
-       AND p.proname <> '_sample_discrete_laplace'),
+       AND (p.proname IN ('mean_finalfn', 'range_finalfn') OR p.proname LIKE 'user\_%')),
     ARRAY['mean_finalfn/s', 'range_finalfn/s', 'user_combinefn/s', 'user_deserialfn/s', 'user_serialfn/s',
           'user_transfn/s', 'user_transfn/s', 'user_transfn/s'],
     'the aggregate support functions are C and parallel safe');

@@ -1,0 +1,147 @@
+-- protected tables: a role without SELECT privilege may run releases over
+-- the table's privacy unit, and nothing else
+SET extra_float_digits = 0;
+CREATE ROLE uldp_protect_analyst LOGIN;
+CREATE TABLE protected_visits AS
+	SELECT u AS user_id, j AS visit, ((u * 37 + j * 11) % 100)::float8 AS amount, u % 5 AS region,
+		   'note ' || u AS note
+	FROM generate_series(1, 400) u, generate_series(1, 3) j;
+CREATE TABLE public_regions AS SELECT r AS region FROM generate_series(0, 4) r;
+GRANT SELECT ON public_regions TO uldp_protect_analyst;
+CREATE VIEW public_regions_view AS SELECT * FROM public_regions;
+CREATE SEQUENCE protected_seq;
+GRANT USAGE ON protected_seq TO uldp_protect_analyst;
+
+-- before protection the analyst cannot read the table at all
+SET SESSION AUTHORIZATION uldp_protect_analyst;
+SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM protected_visits;
+RESET SESSION AUTHORIZATION;
+
+-- only the owner (or a superuser) may protect a table; the analyst may not
+SET SESSION AUTHORIZATION uldp_protect_analyst;
+SELECT uldp.protect_table('protected_visits', 'user_id');
+RESET SESSION AUTHORIZATION;
+SELECT uldp.protect_table('protected_visits', 'no_such_column');
+SELECT uldp.protect_table('protected_visits', 'ctid');
+SELECT uldp.protect_table('public_regions_view', 'region');
+SELECT uldp.protect_table('protected_visits', 'user_id');
+SELECT * FROM uldp.protected_tables;
+SECURITY LABEL FOR uldp ON TABLE protected_visits IS 'public';
+SELECT uldp.set_budget('uldp_protect_analyst', 100, 1e-6);
+
+-- releases are allowed, with safe filters, and charged to the analyst
+SET uldp.test_seed = 5;
+SET SESSION AUTHORIZATION uldp_protect_analyst;
+SELECT round(user_dp_mean(amount, user_id, 1.0, 0, 100)::numeric, 6) AS mean FROM protected_visits;
+SELECT round(user_dp_mean(amount, user_id, 1.0, 0, 100)::numeric, 6) AS mean
+FROM protected_visits WHERE region = 3 AND NOT (amount BETWEEN 40 AND 45) AND note IS NOT NULL;
+SELECT round(user_dp_mean(amount * 2 - 1, user_id, 1.0, 0, 200)::numeric, 6) AS mean
+FROM protected_visits WHERE region IN (1, 2) OR amount > 90.5;
+SELECT user_dp_range(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE visit <> 2;
+SELECT round(user_dp_mean(amount, user_id, 1.0, 0, 100)::numeric, 6) AS filtered
+FROM protected_visits WHERE user_id % 2 = 0 AND greatest(amount, 10) < 80;
+SELECT round(user_dp_mean(amount, user_id, 1.0, 0, 100) FILTER (WHERE region <> 0)::numeric, 6) AS with_filter
+FROM protected_visits;
+-- a release inside a bigger query: its one row is post-processed
+SELECT (SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits) > 0 AS positive;
+WITH m AS (SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) AS m FROM protected_visits)
+SELECT round(m::numeric, 6) FROM m;
+PREPARE release(int) AS
+	SELECT round(user_dp_mean(amount, user_id, 1.0, 0, 100)::numeric, 6) FROM protected_visits WHERE region = $1;
+EXECUTE release(4);
+DEALLOCATE release;
+
+-- arithmetic that would raise an error yields NULL instead: the row is filtered out,
+-- or its value skipped; the same seed gives the same release as the explicit filter
+RESET SESSION AUTHORIZATION;
+SET uldp.test_seed = 9;
+SET SESSION AUTHORIZATION uldp_protect_analyst;
+SELECT round(user_dp_mean(amount, user_id, 1.0, 0, 100)::numeric, 6) AS safe
+FROM protected_visits WHERE 100 / (region - 2) > 0;
+RESET SESSION AUTHORIZATION;
+SET uldp.test_seed = 9;
+SET SESSION AUTHORIZATION uldp_protect_analyst;
+SELECT round(user_dp_mean(amount, user_id, 1.0, 0, 100)::numeric, 6) AS explicit
+FROM protected_visits WHERE region > 2;
+SELECT round(user_dp_mean(amount, user_id, 1.0, 0, 100)::numeric, 6) AS overflow
+FROM protected_visits WHERE (amount * 1e307 * 1e10) > 0 OR user_id * 2147483647 > 0
+	OR (amount::numeric / (region - region)) IS NOT NULL OR (amount * 1e300)::int8 > 0;
+
+-- everything else is refused before any row is read
+SELECT * FROM protected_visits;
+TABLE protected_visits;
+SELECT count(*) FROM protected_visits;
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100), count(*) FROM protected_visits;
+SELECT user_dp_mean(amount, region, 1.0, 0, 100) FROM protected_visits;
+SELECT user_dp_mean(amount, user_id::text, 1.0, 0, 100) FROM protected_visits;
+SELECT user_dp_mean(amount, user_id, amount, 0, 100) FROM protected_visits;
+SELECT region, user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits GROUP BY region;
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits HAVING true;
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits ORDER BY 1 LIMIT 1;
+SELECT user_dp_mean(DISTINCT amount, user_id, 1.0, 0, 100) FROM protected_visits;
+SELECT user_dp_mean(v.amount, v.user_id, 1.0, 0, 100) FROM protected_visits v JOIN public_regions r USING (region);
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE region IN (SELECT region FROM public_regions);
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE ctid = '(0,1)';
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits v WHERE v IS NOT NULL;
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE note LIKE 'note 1%';
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE length(note) > 7;
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE substr(note, 6)::int > 7;
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE random() < 0.5;
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE region = 3 AND nextval('protected_seq') > 0;
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE (ARRAY[1, 2, 3])[region] = 2;
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits TABLESAMPLE BERNOULLI (50);
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits FOR SHARE;
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100), pg_notify('c', 'x') FROM protected_visits;
+UPDATE protected_visits SET amount = 0 WHERE user_id = 1;
+COPY protected_visits TO STDOUT;
+COPY (SELECT * FROM protected_visits) TO STDOUT;
+EXPLAIN (COSTS OFF) SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits;
+EXPLAIN ANALYZE SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits;
+SET debug_print_plan = on;
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits;
+RESET debug_print_plan;
+CREATE TEMP VIEW raw AS SELECT * FROM protected_visits;
+SELECT * FROM raw;
+DROP VIEW raw;
+DO $$ BEGIN PERFORM * FROM protected_visits; END $$;
+RESET SESSION AUTHORIZATION;
+SET track_functions = 'all';
+SET SESSION AUTHORIZATION uldp_protect_analyst;
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits;
+RESET SESSION AUTHORIZATION;
+RESET track_functions;
+
+-- the analyst paid for each release it ran, and only for those
+SELECT function, epsilon, delta FROM uldp.ledger
+WHERE role = 'uldp_protect_analyst'::regrole ORDER BY at;
+SELECT epsilon_spent FROM uldp.budget WHERE role = 'uldp_protect_analyst'::regrole;
+
+-- roles with ordinary privileges keep them: the owner reads raw rows, and a role
+-- granted SELECT is not gated
+SELECT count(*), sum(amount) FROM protected_visits;
+GRANT SELECT (region) ON protected_visits TO uldp_protect_analyst;
+SET SESSION AUTHORIZATION uldp_protect_analyst;
+SELECT region, count(*) FROM protected_visits GROUP BY region ORDER BY region;
+SELECT count(note) FROM protected_visits;
+RESET SESSION AUTHORIZATION;
+REVOKE SELECT (region) ON protected_visits FROM uldp_protect_analyst;
+
+-- unprotected again, the table is closed to the analyst
+SELECT uldp.unprotect_table('protected_visits');
+SELECT uldp.unprotect_table('protected_visits');
+SELECT count(*) FROM uldp.protected_tables;
+SET SESSION AUTHORIZATION uldp_protect_analyst;
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits;
+RESET SESSION AUTHORIZATION;
+
+-- protection is dropped with the table
+SELECT uldp.protect_table('protected_visits', 'user_id');
+DROP TABLE protected_visits;
+SELECT count(*) FROM uldp.protected_tables;
+SELECT count(*) FROM pg_seclabel WHERE provider = 'uldp';
+
+DROP VIEW public_regions_view;
+DROP TABLE public_regions;
+DROP SEQUENCE protected_seq;
+DELETE FROM uldp.budget_data WHERE role = 'uldp_protect_analyst'::regrole;
+DROP ROLE uldp_protect_analyst;
