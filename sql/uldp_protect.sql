@@ -67,6 +67,30 @@ SELECT round(user_dp_mean(amount, user_id, 1.0, 0, 100)::numeric, 6) AS overflow
 FROM protected_visits WHERE (amount * 1e307 * 1e10) > 0 OR user_id * 2147483647 > 0
 	OR (amount::numeric / (region - region)) IS NOT NULL OR (amount * 1e300)::int8 > 0;
 
+-- parallel plans: the gate is checked once, in the leader; the workers run the plan
+-- it allowed, and the same seed gives the same release as without workers
+RESET SESSION AUTHORIZATION;
+SET uldp.test_seed = 13;
+SET SESSION AUTHORIZATION uldp_protect_analyst;
+SELECT round(user_dp_mean(amount, user_id, 1.0, 0, 100)::numeric, 9) AS serial
+FROM protected_visits WHERE region < 4 \gset
+RESET SESSION AUTHORIZATION;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE region < 4;
+SET uldp.test_seed = 13;
+SET SESSION AUTHORIZATION uldp_protect_analyst;
+SELECT round(user_dp_mean(amount, user_id, 1.0, 0, 100)::numeric, 9) = :serial AS same_release
+FROM protected_visits WHERE region < 4;
+RESET SESSION AUTHORIZATION;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+SET SESSION AUTHORIZATION uldp_protect_analyst;
+
 -- everything else is refused before any row is read
 SELECT * FROM protected_visits;
 TABLE protected_visits;

@@ -156,7 +156,7 @@ float_arith(SafeArithOp op, float8 a, float8 b, float8 *result)
 			*result = a * b;
 			break;
 		case SAFE_DIV:
-			if (b == 0.0)
+			if (b == 0.0 && !isnan(a))	/* NaN / 0 is NaN */
 				return false;
 			*result = a / b;
 			break;
