@@ -196,6 +196,8 @@ check_release(Query *query, Index varno, RangeTblEntry *rte, AttrNumber privacy_
 
 	if (query->commandType != CMD_SELECT || query->utilityStmt != NULL || query->rowMarks != NIL)
 		uldp_gate_refuse(target.table, "Only SELECT can read it.");
+	if (!query->hasAggs)
+		uldp_gate_refuse(target.table, "Raw rows are not released: only uldp aggregates are.");
 	if (list_length(query->rtable) != 1 || from == NULL || list_length(from->fromlist) != 1 ||
 		!IsA(linitial(from->fromlist), RangeTblRef) || query->cteList != NIL ||
 		query->setOperations != NULL || query->hasSubLinks)
@@ -210,9 +212,6 @@ check_release(Query *query, Index varno, RangeTblEntry *rte, AttrNumber privacy_
 		query->limitOffset != NULL || query->hasWindowFuncs || query->hasTargetSRFs)
 		uldp_gate_refuse(target.table,
 						 "DISTINCT, ORDER BY, LIMIT, window functions and set-returning functions are not allowed.");
-	if (!query->hasAggs)
-		uldp_gate_refuse(target.table, "Raw rows are not released: only uldp aggregates are.");
-
 	foreach(lc, query->targetList)
 	{
 		TargetEntry *tle = lfirst_node(TargetEntry, lc);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test/demo.sh -- a guided tour of uldp: installs deps, builds + installs the extension, starts a
 # throwaway cluster (port 54330 unless ULDP_PORT is set), loads a demo table of 200k visits by
-# 2000 users, gives role "analyst" a privacy budget of (epsilon=5, delta=1e-6) and replays a short
-# analyst session. On a terminal (and without CI) it then leaves you in psql as analyst; the
+# 2000 users, protects it (analyst has no SELECT privilege on it: only releases are allowed), gives
+# role "analyst" a privacy budget of (epsilon=5, delta=1e-6) and replays a short analyst session. On a terminal (and without CI) it then leaves you in psql as analyst; the
 # cluster is stopped and deleted when you quit. ULDP_KEEP=1 keeps the temp dir.
 set -euo pipefail
 
@@ -40,14 +40,14 @@ SELECT users.user_id,
        1 + floor(random() * 8)::int
 FROM users, LATERAL generate_series(1, users.n_visits) AS v;
 ANALYZE visits;
-
-GRANT SELECT ON visits TO analyst;
 SQL
 uldp_psql -d demo -qAt -c "SELECT format('visits: %s rows, %s users', count(*), count(DISTINCT user_id)) FROM visits"
 
 echo
-echo "================ as superuser postgres: give analyst a budget, and the exact answer ================"
+echo "================ as superuser postgres: protect visits, give analyst a budget ================"
 uldp_psql -d demo -e <<'SQL'
+\echo '-- visits is private and user_id is its privacy unit; analyst gets no SELECT privilege on it'
+SELECT uldp.protect_table('visits', 'user_id');
 SELECT uldp.set_budget('analyst', 5.0, 1e-6);
 \echo '-- the non-private answers, for comparison: the mean over rows, and the'
 \echo '-- mean of the user averages, which user_dp_mean estimates'
@@ -65,6 +65,14 @@ SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000) FROM visits;
 SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000, 12.5) FROM visits;
 \echo '-- a private range (lower, upper) of the amounts, epsilon = 0.5'
 SELECT (r).lower, (r).upper FROM (SELECT user_dp_range(amount, user_id, 0.5, 0, 1000) r FROM visits) s;
+\echo '-- a filtered release: the mean in region 3, epsilon = 0.5'
+SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000) FROM visits WHERE region = 3;
+\echo '-- raw rows, ordinary aggregates and filters that could raise errors are refused: these must fail'
+\set ON_ERROR_STOP off
+SELECT * FROM visits LIMIT 5;
+SELECT count(*) FROM visits WHERE region = 3;
+SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000) FROM visits WHERE length(region::text) > 0;
+\set ON_ERROR_STOP on
 \echo '-- what is left of the budget, and what was spent'
 SELECT * FROM uldp.budget;
 SELECT * FROM uldp.ledger;
@@ -76,7 +84,7 @@ SQL
 
 if [ -t 0 ] && [ -z "${CI:-}" ]; then
     echo
-    echo "You are now in psql as role 'analyst' on database 'demo' (table: visits)."
+    echo "You are now in psql as role 'analyst' on database 'demo' (table: visits, protected)."
     echo "Try:  SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000) FROM visits;"
     echo "      SELECT * FROM uldp.budget;"
     echo "From another terminal (as root):  runuser -u postgres -- psql -h $PGHOST -p $PGPORT -U analyst demo"
