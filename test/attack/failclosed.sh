@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# test/attack/failclosed.sh -- fail closed: when the query gate is not loaded, an analyst without
+# SELECT privilege has no access at all to a protected table, releases included.
+#
+# The cluster preloads uldp (shared_preload_libraries). The file checks that the analyst's release
+# works there, then restarts the cluster without the preload: in a fresh session the same release,
+# SELECT * and COPY all fail with "permission denied" (SQLSTATE 42501), nothing is charged, and the
+# analyst still cannot read the rows after calling a uldp function that loads the library late
+# (the gate then applies: releases only). Finally it restores the preload, restarts, and checks the
+# release works again. The cluster runs with its usual settings when the file exits.
+set -uo pipefail
+# shellcheck source=test/attack/lib/attack.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/attack.sh"
+
+A="${ATTACK_PREFIX}analyst"
+RELEASE="SELECT user_dp_mean(amount, user_id, 0.25, 0, 300) FROM visits"
+
+restart_cluster() {
+    uldp_as_pg "$ULDP_PGBIN/pg_ctl" -D "$ULDP_PGDATA" -l "$ULDP_PGLOG" -m fast -w -t 60 restart >/dev/null
+}
+restore_preload() {
+    uldp_psql -d postgres -qAt -c 'ALTER SYSTEM RESET shared_preload_libraries' >/dev/null \
+        && restart_cluster || echo "# could not restore shared_preload_libraries" >&2
+}
+# sqlstate_of SQL: the SQLSTATE the analyst gets for SQL in a fresh session ("" if none)
+sqlstate_of() {
+    sql_as "$A" -v ON_ERROR_STOP=0 -v VERBOSITY=verbose -c "$1" 2>&1 \
+        | sed -n 's/^ERROR: *\([0-9A-Z]\{5\}\):.*/\1/p' | head -1
+}
+
+attack_drop_roles || exit 1
+attack_at_exit attack_drop_roles
+sql -c "CREATE ROLE $A LOGIN" || exit 1
+attack_setup_visits || exit 1
+sql -c "SELECT uldp.protect_table('visits', 'user_id')" -c "SELECT uldp.set_budget('$A', 10, 0)" >/dev/null \
+    || exit 1
+
+is "$(sql -c 'SHOW shared_preload_libraries')" "uldp" "the cluster preloads uldp"
+ok_if "preloaded: the analyst's release on the protected table works" \
+    nonempty "$(sql_as "$A" -c "$RELEASE" 2>/dev/null)"
+is "$(sqlstate_of 'SELECT * FROM visits')" "42501" "preloaded: SELECT * is refused (42501)"
+spent0="$(epsilon_spent "$A")"
+
+attack_at_exit restore_preload
+# (an empty list cannot be written with ALTER SYSTEM: preload plpgsql instead, which is harmless)
+sql -c "ALTER SYSTEM SET shared_preload_libraries = 'plpgsql'" >/dev/null && restart_cluster
+is "$(sql -c 'SHOW shared_preload_libraries')" "plpgsql" "restarted without preloading uldp"
+for q in "$RELEASE" "SELECT * FROM visits" "SELECT count(*) FROM visits" "COPY visits TO STDOUT" \
+    "EXPLAIN $RELEASE"; do
+    out="$(sql_as "$A" -v ON_ERROR_STOP=0 -v VERBOSITY=verbose -c "$q" 2>&1)"
+    if grep -q '^ERROR: *42501: permission denied for table visits' <<<"$out"; then
+        ok 0 "not preloaded: '$q' is denied by PostgreSQL"
+    else
+        ok 1 "not preloaded: '$q' is denied by PostgreSQL"
+        diag "$out"
+    fi
+done
+is "$(epsilon_spent "$A")" "$spent0" "not preloaded: nothing was charged"
+# a session that loads the library late (by calling a uldp function) gets the gate from then on:
+# releases only, never rows
+out="$(sql_as "$A" -v ON_ERROR_STOP=0 -v VERBOSITY=verbose 2>&1 <<SQL
+SELECT uldp._safe_arith_int4(1, 1, 1);
+SELECT * FROM visits;
+SQL
+)"
+if grep -q '^ERROR: *42501:' <<<"$out" && ! grep -Eq '^[0-9]+\|' <<<"$out"; then
+    ok 0 "loaded late: raw rows are still refused"
+else
+    ok 1 "loaded late: raw rows are still refused"
+    diag "$out"
+fi
+
+restore_preload
+is "$(sql -c 'SHOW shared_preload_libraries')" "uldp" "preload restored"
+ok_if "preloaded again: the release works" nonempty "$(sql_as "$A" -c "$RELEASE" 2>/dev/null)"
+ok_if "one release was charged in all (0.25 before, 0.25 now)" \
+    grew_by "$spent0" "$(epsilon_spent "$A")" 0.25
+
+attack_done
