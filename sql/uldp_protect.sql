@@ -2,9 +2,10 @@
 -- the table's privacy unit, and nothing else
 SET extra_float_digits = 0;
 CREATE ROLE uldp_protect_analyst LOGIN;
+CREATE TYPE protected_pair AS (region int, spot point);
 CREATE TABLE protected_visits AS
 	SELECT u AS user_id, j AS visit, ((u * 37 + j * 11) % 100)::float8 AS amount, u % 5 AS region,
-		   'note ' || u AS note
+		   'note ' || u AS note, ROW(u % 5, point(u, j))::protected_pair AS pair
 	FROM generate_series(1, 400) u, generate_series(1, 3) j;
 CREATE TABLE public_regions AS SELECT r AS region FROM generate_series(0, 4) r;
 GRANT SELECT ON public_regions TO uldp_protect_analyst;
@@ -108,6 +109,8 @@ SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE re
 SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE ctid = '(0,1)';
 SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits v WHERE v IS NOT NULL;
 SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE note LIKE 'note 1%';
+-- rows compare column by column and fail only on reaching the point column
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE pair < pair;
 SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE length(note) > 7;
 SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE substr(note, 6)::int > 7;
 SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE random() < 0.5;
@@ -167,5 +170,6 @@ SELECT count(*) FROM pg_seclabel WHERE provider = 'uldp';
 DROP VIEW public_regions_view;
 DROP TABLE public_regions;
 DROP SEQUENCE protected_seq;
+DROP TYPE protected_pair;
 DELETE FROM uldp.budget_data WHERE role = 'uldp_protect_analyst'::regrole;
 DROP ROLE uldp_protect_analyst;

@@ -15,7 +15,7 @@
  *	  NULLIF, IS DISTINCT FROM, GREATEST, LEAST, COLLATE, ARRAY[...];
  *	- comparisons: built-in operators that are members of a built-in btree
  *	  operator family (=, <>, <, <=, >, >= on numbers, text, dates, ...),
- *	  also as IN (...) and = ANY (array);
+ *	  also as IN (...) and = ANY (array), but not on rows;
  *	- arithmetic on int2, int4, int8, float4, float8 and numeric
  *	  (+, -, *, /, %, unary minus, abs) and the casts between them.
  *
@@ -122,11 +122,28 @@ find_safe_function(Oid func)
 	return NULL;
 }
 
-/* A built-in comparison: a member of a built-in btree operator family (or its negator). */
+/*
+ * A built-in comparison: a member of a built-in btree operator family (or
+ * its negator), on operands that are not rows.  Rows (and arrays of rows) are
+ * compared column by column, and the comparison fails only when it reaches a
+ * column without an ordering: whether it does depends on the values.
+ */
 static bool
-is_comparison(Oid opno)
+is_comparison(Oid opno, List *args)
 {
-	return opno < FirstUnpinnedObjectId && get_op_btree_interpretation(opno) != NIL;
+	ListCell   *lc;
+
+	if (opno >= FirstUnpinnedObjectId || get_op_btree_interpretation(opno) == NIL)
+		return false;
+	foreach(lc, args)
+	{
+		Oid			type = exprType(lfirst(lc));
+		Oid			element = get_element_type(type);
+
+		if (type_is_rowtype(type) || (OidIsValid(element) && type_is_rowtype(element)))
+			return false;
+	}
+	return true;
 }
 
 /* The name of a type safe_arith.c computes in, for uldp._safe_<kind>_<name> */
@@ -189,7 +206,7 @@ safe_call(Node *node, Oid func, Oid opno, Oid result_type, SafeContext *context)
 {
 	const SafeFunction *safe = find_safe_function(func);
 
-	if (safe == NULL && !(OidIsValid(opno) && is_comparison(opno)))
+	if (safe == NULL && !(OidIsValid(opno) && is_comparison(opno, ((OpExpr *) node)->args)))
 	{
 		if (OidIsValid(opno))
 			uldp_gate_refuse(context->table,
@@ -293,8 +310,10 @@ safe_mutator(Node *node, SafeContext *context)
 				/* all three compare with an equality or ordering operator */
 				Oid			opno = IsA(node, ScalarArrayOpExpr) ?
 				((ScalarArrayOpExpr *) node)->opno : ((OpExpr *) node)->opno;
+				List	   *args = IsA(node, ScalarArrayOpExpr) ?
+				((ScalarArrayOpExpr *) node)->args : ((OpExpr *) node)->args;
 
-				if (!is_comparison(opno))
+				if (!is_comparison(opno, args))
 					uldp_gate_refuse(context->table,
 									 psprintf("Operator %s is not a comparison that cannot raise errors.",
 											  format_operator(opno)));
