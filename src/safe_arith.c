@@ -27,6 +27,7 @@
 #include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
+#include "utils/memutils.h"
 #include "utils/fmgrprotos.h"
 #include "utils/numeric.h"
 
@@ -35,11 +36,37 @@
 PG_FUNCTION_INFO_V1(uldp_safe_arith);
 PG_FUNCTION_INFO_V1(uldp_safe_cast);
 
+/*
+ * The result and argument types of this call site, looked up once: "any"
+ * arguments make them a property of the expression, not of the function.
+ */
+typedef struct CallTypes
+{
+	Oid			result;
+	Oid			arg[3];
+} CallTypes;
+
+static CallTypes *
+call_types(FunctionCallInfo fcinfo)
+{
+	CallTypes  *types = (CallTypes *) fcinfo->flinfo->fn_extra;
+
+	if (types == NULL)
+	{
+		types = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(CallTypes));
+		types->result = get_fn_expr_rettype(fcinfo->flinfo);
+		for (int i = 0; i < lengthof(types->arg); i++)
+			types->arg[i] = i < PG_NARGS() ? get_fn_expr_argtype(fcinfo->flinfo, i) : InvalidOid;
+		fcinfo->flinfo->fn_extra = types;
+	}
+	return types;
+}
+
 /* An integer argument of type int2, int4 or int8, widened. */
 static int64
 int_arg(FunctionCallInfo fcinfo, int argno)
 {
-	switch (get_fn_expr_argtype(fcinfo->flinfo, argno))
+	switch (call_types(fcinfo)->arg[argno])
 	{
 		case INT2OID:
 			return PG_GETARG_INT16(argno);
@@ -56,7 +83,7 @@ int_arg(FunctionCallInfo fcinfo, int argno)
 static float8
 float_arg(FunctionCallInfo fcinfo, int argno)
 {
-	switch (get_fn_expr_argtype(fcinfo->flinfo, argno))
+	switch (call_types(fcinfo)->arg[argno])
 	{
 		case FLOAT4OID:
 			return PG_GETARG_FLOAT4(argno);
@@ -199,7 +226,7 @@ Datum
 uldp_safe_arith(PG_FUNCTION_ARGS)
 {
 	SafeArithOp op = (SafeArithOp) PG_GETARG_INT32(0);
-	Oid			rettype = get_fn_expr_rettype(fcinfo->flinfo);
+	Oid			rettype = call_types(fcinfo)->result;
 
 	switch (rettype)
 	{
@@ -292,8 +319,8 @@ numeric_to_int64(Numeric num, int64 *result)
 Datum
 uldp_safe_cast(PG_FUNCTION_ARGS)
 {
-	Oid			target = get_fn_expr_rettype(fcinfo->flinfo);
-	Oid			source = get_fn_expr_argtype(fcinfo->flinfo, 0);
+	Oid			target = call_types(fcinfo)->result;
+	Oid			source = call_types(fcinfo)->arg[0];
 
 	if (target == INT2OID || target == INT4OID || target == INT8OID)
 	{
