@@ -131,6 +131,30 @@ CREATE TEMP VIEW raw AS SELECT * FROM protected_visits;
 SELECT * FROM raw;
 DROP VIEW raw;
 DO $$ BEGIN PERFORM * FROM protected_visits; END $$;
+-- the analyst's own operators and functions are not in the safe set; PostgreSQL lets
+-- no one but a superuser build an aggregate on uldp's support functions (internal
+-- state); an SQL function inlined into the query is denied
+RESET SESSION AUTHORIZATION;
+GRANT CREATE ON SCHEMA public TO uldp_protect_analyst;
+SET SESSION AUTHORIZATION uldp_protect_analyst;
+CREATE FUNCTION protected_leak(float8, float8) RETURNS bool LANGUAGE plpgsql IMMUTABLE
+	AS $$ BEGIN RAISE NOTICE 'row %', $1; RETURN $1 > $2; END $$;
+CREATE OPERATOR >>> (LEFTARG = float8, RIGHTARG = float8, FUNCTION = protected_leak);
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE amount >>> 50;
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE protected_leak(amount, 50);
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE protected_leak(amount, 50) IS NULL;
+CREATE AGGREGATE protected_mean(float8, anyelement, float8, float8, float8) (
+	SFUNC = uldp.user_transfn, STYPE = internal, FINALFUNC = uldp.mean_finalfn);
+CREATE FUNCTION protected_rows() RETURNS SETOF protected_visits LANGUAGE sql STABLE
+	AS 'SELECT * FROM protected_visits';
+SELECT count(*) FROM protected_rows();
+DROP FUNCTION protected_rows();
+DROP OPERATOR >>> (float8, float8);
+DROP FUNCTION protected_leak(float8, float8);
+RESET SESSION AUTHORIZATION;
+REVOKE CREATE ON SCHEMA public FROM uldp_protect_analyst;
+SET SESSION AUTHORIZATION uldp_protect_analyst;
+
 RESET SESSION AUTHORIZATION;
 SET track_functions = 'all';
 SET SESSION AUTHORIZATION uldp_protect_analyst;
