@@ -162,6 +162,16 @@ SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits;
 RESET SESSION AUTHORIZATION;
 RESET track_functions;
 
+-- auto_explain with log_analyze instruments the plan: refused as well
+LOAD 'auto_explain';
+SET auto_explain.log_min_duration = 0;
+SET auto_explain.log_analyze = on;
+SET SESSION AUTHORIZATION uldp_protect_analyst;
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits;
+RESET SESSION AUTHORIZATION;
+RESET auto_explain.log_analyze;
+RESET auto_explain.log_min_duration;
+
 -- the analyst paid for each release it ran, and only for those
 SELECT function, epsilon, delta FROM uldp.ledger
 WHERE role = 'uldp_protect_analyst'::regrole ORDER BY at;
