@@ -187,8 +187,17 @@ SELECT count(note) FROM protected_visits;
 RESET SESSION AUTHORIZATION;
 REVOKE SELECT (region) ON protected_visits FROM uldp_protect_analyst;
 
--- unprotected again, the table is closed to the analyst
+-- unprotected again, the table is closed to the analyst, also to a plan the analyst
+-- prepared while it was protected
+SET SESSION AUTHORIZATION uldp_protect_analyst;
+PREPARE cached AS SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) > -1 AS released FROM protected_visits;
+EXECUTE cached;
+RESET SESSION AUTHORIZATION;
 SELECT uldp.unprotect_table('protected_visits');
+SET SESSION AUTHORIZATION uldp_protect_analyst;
+EXECUTE cached;
+DEALLOCATE cached;
+RESET SESSION AUTHORIZATION;
 SELECT uldp.unprotect_table('protected_visits');
 SELECT count(*) FROM uldp.protected_tables;
 SET SESSION AUTHORIZATION uldp_protect_analyst;

@@ -30,6 +30,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
@@ -205,6 +206,8 @@ uldp_protect_table(PG_FUNCTION_ARGS)
 	ObjectAddressSubSet(column, RelationRelationId, relid, unit);
 	SetSecurityLabel(&table, LABEL_PROVIDER, LABEL_TABLE);
 	SetSecurityLabel(&column, LABEL_PROVIDER, LABEL_UNIT);
+	/* cached plans of queries on the table were gated (or not) by the old labels */
+	CacheInvalidateRelcache(rel);
 
 	if (!preloaded())
 		ereport(WARNING,
@@ -235,6 +238,7 @@ uldp_unprotect_table(PG_FUNCTION_ARGS)
 	clear_unit_labels(rel);
 	ObjectAddressSet(table, RelationRelationId, relid);
 	SetSecurityLabel(&table, LABEL_PROVIDER, NULL);
+	CacheInvalidateRelcache(rel);
 	relation_close(rel, NoLock);
 	PG_RETURN_VOID();
 }
