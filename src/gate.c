@@ -140,10 +140,11 @@ check_aggref(Aggref *aggref, const Protected *target)
 	foreach(lc, aggref->args)
 	{
 		TargetEntry *arg = lfirst_node(TargetEntry, lc);
-		Var		   *user = (Var *) arg->expr;
 
 		if (argno == 1)
 		{
+			Var		   *user = (Var *) arg->expr;
+
 			if (!IsA(user, Var) || user->varno != target->varno || user->varlevelsup != 0 ||
 				user->varattno != target->privacy_unit)
 				uldp_gate_refuse(target->table,
