@@ -2,6 +2,8 @@
 -- are rewritten to: for every operator and cast it replaces, over a grid of edge values
 -- (zero, ±1, type limits, the square roots of the limits, subnormals, ±Infinity, NaN), its
 -- result is the built-in's result where the built-in succeeds, and NULL where it fails.
+-- And the operators and casts the gate keeps as they are (float and numeric unary minus
+-- and abs, widening casts) never fail on the grid.
 \set prefix uldp_tap_safe_
 \ir ../lib/prelude.sql
 
@@ -67,10 +69,27 @@ SELECT 'cast', format('%L::%s::%s', x.v, x.type, t.type),
 FROM vals x CROSS JOIN (SELECT DISTINCT type FROM vals WHERE type <> 'numeric') t
 WHERE x.type <> t.type;
 
+-- kept as they are: the built-in must never fail ("safe" is the same expression)
+INSERT INTO cases
+SELECT 'kept', e, e FROM (
+    SELECT format('%s(%L::%s)', f, x.v, x.type) AS e
+    FROM vals x CROSS JOIN unnest(ARRAY['-', '+', 'abs']) f
+    WHERE x.type IN ('float4', 'float8', 'numeric')
+    UNION ALL
+    SELECT format('+(%L::%s)', x.v, x.type) FROM vals x WHERE x.type LIKE 'int%'
+    UNION ALL
+    SELECT format('%L::%s::%s', x.v, x.type, t)
+    FROM vals x JOIN (VALUES ('int2', 'int4'), ('int2', 'int8'), ('int4', 'int8'),
+                             ('int2', 'float4'), ('int4', 'float4'), ('int8', 'float4'),
+                             ('int2', 'float8'), ('int4', 'float8'), ('int8', 'float8'),
+                             ('float4', 'float8'), ('int2', 'numeric'), ('int4', 'numeric'),
+                             ('int8', 'numeric'), ('float4', 'numeric'), ('float8', 'numeric'))
+                    w(source, t) ON w.source = x.type) kept;
+
 CREATE TEMP TABLE outcomes AS
 SELECT kind, builtin, pg_temp.eval(builtin) AS b, pg_temp.eval(safe) AS s FROM cases;
 
-SELECT plan(9);
+SELECT plan(11);
 
 SELECT cmp_ok((SELECT count(*) FROM outcomes WHERE kind = 'binary'), '>', 1500::bigint,
     'binary operators: over 1500 cases');
@@ -91,6 +110,10 @@ SELECT is((SELECT count(*) FROM outcomes WHERE kind = 'cast'
            AND NOT ((b = 'ERROR' AND s = 'NULL') OR (b <> 'ERROR' AND b = s))),
     0::bigint, 'casts: same result, or NULL where the built-in fails');
 SELECT is((SELECT count(*) FROM outcomes WHERE s = 'ERROR'), 0::bigint, 'no safe version ever raises an error');
+SELECT cmp_ok((SELECT count(*) FROM outcomes WHERE kind = 'kept'), '>', 150::bigint,
+    'kept operators and casts: over 150 cases');
+SELECT is((SELECT count(*) FROM outcomes WHERE kind = 'kept' AND b = 'ERROR'), 0::bigint,
+    'kept operators and casts (unary minus, unary plus, abs, widening casts) never raise an error');
 
 SELECT diag(format('mismatch: %s -> built-in %s, safe %s', builtin, b, s)) FROM outcomes
 WHERE NOT ((b = 'ERROR' AND s = 'NULL') OR (b <> 'ERROR' AND b = s)) LIMIT 10;
