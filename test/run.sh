@@ -218,10 +218,10 @@ stage_attack() {
         ULDP_ATTACK_DB="$db" timeout -k 10 "$timeout" bash "$f" </dev/null 2>&1 || rc=$?
         if [ "$rc" -eq 130 ]; then exit 130; fi
         if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "--- timed out after ${timeout}s"; fi
-        if ! uldp_as_pg "$ULDP_PGBIN/pg_ctl" -D "$ULDP_PGDATA" status >/dev/null 2>&1; then
+        if ! uldp_cluster_running; then
             echo "--- the cluster is not running after test/attack/$name.sh: restarting it"
             [ "$rc" -ne 0 ] || rc=1
-            uldp_as_pg "$ULDP_PGBIN/pg_ctl" -D "$ULDP_PGDATA" -l "$ULDP_PGLOG" -w -t 60 start >/dev/null \
+            uldp_cluster_ctl start \
                 || uldp_die "could not restart the cluster"
         fi
         if [ "$rc" -eq 0 ]; then

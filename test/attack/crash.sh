@@ -24,15 +24,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/attack.sh"
 
 A="${ATTACK_PREFIX}analyst"
 
-cluster_running() { uldp_as_pg "$ULDP_PGBIN/pg_ctl" -D "$ULDP_PGDATA" status >/dev/null 2>&1; }
-cluster_down() { ! cluster_running; }
+cluster_down() { ! uldp_cluster_running; }
 log_since() { tail -c +"$(($1 + 1))" "$ULDP_PGLOG" | grep -Fq "$2"; } # log_since OFFSET TEXT
-start_cluster() {
-    uldp_as_pg "$ULDP_PGBIN/pg_ctl" -D "$ULDP_PGDATA" -l "$ULDP_PGLOG" -w -t 60 start >/dev/null
-}
 # at exit: the cluster runs again, without the file's settings
 restore_cluster() {
-    cluster_running || start_cluster || echo "# could not restart the cluster" >&2
+    uldp_cluster_running || uldp_cluster_ctl start || echo "# could not restart the cluster" >&2
     uldp_psql -d postgres -qAt -c 'ALTER SYSTEM RESET wal_writer_delay' -c 'SELECT pg_reload_conf()' >/dev/null
 }
 
@@ -64,7 +60,7 @@ SQL
         grep -Eq "$RELEASED_RE" <<<"$out" || diag "psql (status $rc):" "$out"
     ok_if "$label: the server was stopped with -m immediate right after it" cluster_down \
         || diag "psql (status $rc):" "$out"
-    if ! cluster_running && ! ok_if "$label: the cluster restarts" start_cluster; then
+    if ! uldp_cluster_running && ! ok_if "$label: the cluster restarts" uldp_cluster_ctl start; then
         return 1
     fi
     ok_if "$label: the restart went through crash recovery" log_since "$logsize" \

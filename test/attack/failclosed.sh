@@ -15,12 +15,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/attack.sh"
 A="${ATTACK_PREFIX}analyst"
 RELEASE="SELECT user_dp_mean(amount, user_id, 0.25, 0, 300) FROM visits"
 
-restart_cluster() {
-    uldp_as_pg "$ULDP_PGBIN/pg_ctl" -D "$ULDP_PGDATA" -l "$ULDP_PGLOG" -m fast -w -t 60 restart >/dev/null
-}
 restore_preload() {
     uldp_psql -d postgres -qAt -c 'ALTER SYSTEM RESET shared_preload_libraries' >/dev/null \
-        && restart_cluster || echo "# could not restore shared_preload_libraries" >&2
+        && uldp_cluster_ctl restart -m fast || echo "# could not restore shared_preload_libraries" >&2
 }
 # sqlstate_of SQL: the SQLSTATE the analyst gets for SQL in a fresh session ("" if none)
 sqlstate_of() {
@@ -31,6 +28,7 @@ sqlstate_of() {
 attack_drop_roles || exit 1
 attack_at_exit attack_drop_roles
 sql -c "CREATE ROLE $A LOGIN" || exit 1
+# shellcheck disable=SC2119 # no role is granted SELECT: the table is protected instead
 attack_setup_visits || exit 1
 sql -c "SELECT uldp.protect_table('visits', 'user_id')" -c "SELECT uldp.set_budget('$A', 10, 0)" >/dev/null \
     || exit 1
@@ -43,7 +41,7 @@ spent0="$(epsilon_spent "$A")"
 
 attack_at_exit restore_preload
 # (an empty list cannot be written with ALTER SYSTEM: preload plpgsql instead, which is harmless)
-sql -c "ALTER SYSTEM SET shared_preload_libraries = 'plpgsql'" >/dev/null && restart_cluster
+sql -c "ALTER SYSTEM SET shared_preload_libraries = 'plpgsql'" >/dev/null && uldp_cluster_ctl restart -m fast
 is "$(sql -c 'SHOW shared_preload_libraries')" "plpgsql" "restarted without preloading uldp"
 for q in "$RELEASE" "SELECT * FROM visits" "SELECT count(*) FROM visits" "COPY visits TO STDOUT" \
     "EXPLAIN $RELEASE"; do

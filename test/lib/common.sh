@@ -6,6 +6,8 @@
 #   uldp_start_cluster   initdb + start a throwaway cluster in /tmp/uldp_pg.XXXXXX as OS user postgres;
 #                        exports PGHOST PGPORT PGUSER ULDP_PGDATA ULDP_PGTMP ULDP_PGLOG and
 #                        installs an EXIT trap that stops the cluster and deletes the temp dir
+#   uldp_cluster_running true if the cluster's postmaster is up
+#   uldp_cluster_ctl start|restart [PG_CTL-ARGS...]   pg_ctl on it (waits, same server log)
 #   uldp_psql ARGS...    psql -X -v ON_ERROR_STOP=1 -P pager=off as OS user postgres, against it
 #   uldp_as_pg CMD...    run any command as OS user postgres with the cluster's environment
 #
@@ -173,6 +175,13 @@ _uldp_exit_trap() {
     exit "$rc"
 }
 
+uldp_cluster_running() { uldp_as_pg "$ULDP_PGBIN/pg_ctl" -D "$ULDP_PGDATA" status >/dev/null 2>&1; }
+
+uldp_cluster_ctl() {
+    local action="$1"; shift
+    uldp_as_pg "$ULDP_PGBIN/pg_ctl" -D "$ULDP_PGDATA" -l "$ULDP_PGLOG" -w -t 60 "$@" "$action" >/dev/null
+}
+
 uldp_start_cluster() {
     [ -z "${ULDP_PGTMP:-}" ] || uldp_die "a cluster is already running in $ULDP_PGTMP"
     [ "$(id -u)" -eq 0 ] || [ "$(id -un)" = postgres ] || command -v sudo >/dev/null 2>&1 \
@@ -223,7 +232,7 @@ uldp_start_cluster() {
     } >>"$ULDP_PGDATA/postgresql.conf"
 
     uldp_log "starting cluster (socket dir $PGHOST, port $PGPORT)"
-    if ! uldp_as_pg "$ULDP_PGBIN/pg_ctl" -D "$ULDP_PGDATA" -l "$ULDP_PGLOG" -w -t 60 start >/dev/null; then
+    if ! uldp_cluster_ctl start; then
         uldp_show_server_log
         uldp_die "pg_ctl start failed"
     fi
