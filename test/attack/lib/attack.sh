@@ -142,24 +142,10 @@ wait_for() { # wait_for SECONDS DESC CMD...: poll CMD until it succeeds
 
 # attack_drop_roles: remove every role starting with ATTACK_PREFIX, with its budget (never its
 # ledger rows: the ledger is append-only; they go with the database, which the stage drops).
+# The SQL is the one the pgTAP files use, test/lib/cleanup.sql.
 attack_drop_roles() {
-    sql -v prefix="$ATTACK_PREFIX" <<'SQL'
-SET client_min_messages = warning;
-SELECT set_config('uldp_attack.prefix', :'prefix', false) IS NULL AS unset \gset
-DO $$
-DECLARE
-    prefix text := current_setting('uldp_attack.prefix');
-    r record;
-BEGIN
-    DELETE FROM uldp.budget_data
-    WHERE role IN (SELECT oid FROM pg_roles WHERE starts_with(rolname, prefix));
-    FOR r IN SELECT rolname FROM pg_roles WHERE starts_with(rolname, prefix) LOOP
-        EXECUTE format('DROP OWNED BY %I', r.rolname);
-        EXECUTE format('DROP ROLE %I', r.rolname);
-    END LOOP;
-END
-$$;
-SQL
+    PGOPTIONS="-c client_min_messages=warning" sql -v prefix="$ATTACK_PREFIX" \
+        <"$ULDP_REPO/test/lib/cleanup.sql"
 }
 
 # attack_setup_visits ROLE...: table public.visits (20 users x 3 rows), readable by the ROLEs.
