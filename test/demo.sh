@@ -12,10 +12,7 @@ export ULDP_PORT
 # shellcheck source=test/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-if [ "${ULDP_NO_BUILD:-0}" != 1 ]; then
-    uldp_install_deps
-    uldp_build_install || uldp_die "build failed"
-fi
+uldp_prepare
 uldp_start_cluster
 
 uldp_log "creating database demo, role analyst and table visits (200k rows, 2000 users)"

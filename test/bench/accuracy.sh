@@ -17,10 +17,7 @@ export ULDP_PORT
 # shellcheck source=test/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 
-if [ "${ULDP_NO_BUILD:-0}" != 1 ]; then
-    uldp_install_deps     # includes python3-numpy and python3-matplotlib
-    uldp_build_install || uldp_die "build failed"
-fi
+uldp_prepare
 # Debian's python: a pyenv or venv python3 first in PATH may lack numpy and matplotlib
 PYTHON=/usr/bin/python3
 "$PYTHON" -c 'import numpy, matplotlib' 2>/dev/null \

@@ -32,10 +32,7 @@ shared_preload_libraries = ''"
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 DOC="${ULDP_BENCH_DOC:-$ULDP_REPO/doc/benchmark-gate.md}"
 
-if [ "${ULDP_NO_BUILD:-0}" != 1 ]; then
-    uldp_install_deps
-    uldp_build_install || uldp_die "build failed"
-fi
+uldp_prepare
 uldp_start_cluster
 
 uldp_log "loading $ROWS rows"

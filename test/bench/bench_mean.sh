@@ -36,10 +36,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 DOC="${ULDP_BENCH_DOC:-$ULDP_REPO/doc/benchmark.md}"
 START_TIME=$SECONDS
 
-if [ "${ULDP_NO_BUILD:-0}" != 1 ]; then
-    uldp_install_deps
-    uldp_build_install || uldp_die "build failed"
-fi
+uldp_prepare
 uldp_start_cluster
 ULDP_SO="$("$ULDP_PG_CONFIG" --pkglibdir)/uldp.so"
 SO_STAMP_START="$(date -u -r "$ULDP_SO" '+%Y-%m-%d %H:%M:%S UTC')"

@@ -3,6 +3,7 @@
 #
 #   uldp_install_deps    install the Debian packages the tests need (only if something is missing)
 #   uldp_build_install   make clean && make (with -Werror) && make install, against PostgreSQL 15
+#   uldp_prepare         both of the above, unless ULDP_NO_BUILD=1
 #   uldp_start_cluster   initdb + start a throwaway cluster in /tmp/uldp_pg.XXXXXX as OS user postgres;
 #                        exports PGHOST PGPORT PGUSER ULDP_PGDATA ULDP_PGTMP ULDP_PGLOG and
 #                        installs an EXIT trap that stops the cluster and deletes the temp dir
@@ -84,6 +85,13 @@ uldp_build_install() {
             && make PG_CONFIG="$ULDP_PG_CONFIG" PG_CFLAGS="-Werror" \
             && _uldp_as_root make PG_CONFIG="$ULDP_PG_CONFIG" install
     ) 2>&1
+}
+
+uldp_prepare() {
+    if [ "${ULDP_NO_BUILD:-0}" != 1 ]; then
+        uldp_install_deps
+        uldp_build_install || uldp_die "build failed"
+    fi
 }
 
 # ---------------------------------------------------------------------------------------------
