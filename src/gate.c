@@ -44,6 +44,7 @@
 #include "catalog/dependency.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -127,6 +128,9 @@ check_aggref(Aggref *aggref, const Protected *target)
 	Oid			extension = get_extension_oid("uldp", true);
 	ListCell   *lc;
 	int			argno = 0;
+	int			user_argno = -1;
+	Oid		   *declared;
+	int			ndeclared;
 
 	if (!OidIsValid(extension) ||
 		getExtensionOfObject(ProcedureRelationId, aggref->aggfnoid) != extension)
@@ -137,11 +141,18 @@ check_aggref(Aggref *aggref, const Protected *target)
 		uldp_gate_refuse(target->table,
 						 "DISTINCT, ORDER BY and outer references are not allowed in a uldp aggregate.");
 
+	/* the user argument is the one declared anyelement; values precede it,
+	 * privacy parameters and options follow it */
+	get_func_signature(aggref->aggfnoid, &declared, &ndeclared);
+	for (int i = 0; i < ndeclared && user_argno < 0; i++)
+		if (declared[i] == ANYELEMENTOID)
+			user_argno = i;
+
 	foreach(lc, aggref->args)
 	{
 		TargetEntry *arg = lfirst_node(TargetEntry, lc);
 
-		if (argno == 1)
+		if (argno == user_argno)
 		{
 			Var		   *user = (Var *) arg->expr;
 
@@ -153,7 +164,7 @@ check_aggref(Aggref *aggref, const Protected *target)
 		}
 		else
 		{
-			if (argno >= 2 && contain_var_clause((Node *) arg->expr))
+			if (argno > user_argno && contain_var_clause((Node *) arg->expr))
 				uldp_gate_refuse(target->table,
 								 "The privacy parameters of a uldp aggregate must be constants.");
 			arg->expr = (Expr *) uldp_safe_expr((Node *) arg->expr, target->varno, target->table);

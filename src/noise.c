@@ -13,6 +13,9 @@
  * exactly the stated one: no logarithm of a floating-point uniform, hence no
  * gaps or bias in the low-order bits (Mironov 2012).
  *
+ * The discrete Gaussian (CKS Algorithm 3) is built from the same parts and
+ * serves the releases accounted in zCDP (accountant.c).
+ *
  * Epsilon is a double, i.e. a dyadic rational; it is rounded *down* to 24
  * significant bits so the Laplace parameter is a ratio of integers that fits
  * in 128 bits.  Rounding down only adds noise.
@@ -134,6 +137,59 @@ uldp_discrete_laplace(uint64 sensitivity, double epsilon)
 
 	Assert(sensitivity > 0 && eps.shift >= 0);
 	return discrete_laplace_ts(((uint128) sensitivity) << eps.shift, eps.num);
+}
+
+/* Bernoulli(exp(-num/den)) for any num >= 0 (CKS Algorithm 1, gamma > 1) */
+static bool
+bernoulli_exp(uint128 num, uint128 den)
+{
+	for (uint128 whole = num / den; whole > 0; whole--)
+		if (!bernoulli_exp_fraction(1, 1))
+			return false;
+	return bernoulli_exp_fraction(num % den, den);
+}
+
+/*
+ * Discrete Gaussian noise: P(Z = z) proportional to exp(-z^2 / (2 sigma2'))
+ * (CKS Algorithm 3), where sigma2' >= sigma2 is sigma2 rounded up to
+ * DYADIC_BITS significant bits and into [2^-8, 2^48].  Rounding up only adds
+ * noise.  With sigma2' = num / den, a discrete Laplace draw Y of scale t is
+ * kept with probability exp(-(|Y| t den - num)^2 / (2 num den t^2)).  The
+ * products fit in 128 bits while |Y| t den <= 2^63; a larger draw, whose
+ * acceptance probability is below exp(-2^24) since num den t^2 < 2^100, is
+ * rejected outright.
+ */
+int128
+uldp_discrete_gaussian(double sigma2)
+{
+	double		clamped = Min(Max(sigma2, 0x1p-8), 0x1p48);
+	int			exponent;
+	double		mantissa = frexp(clamped, &exponent);
+	uint128		num = (uint128) ceil(ldexp(mantissa, DYADIC_BITS));
+	int			shift = DYADIC_BITS - exponent;
+	uint128		den = 1;
+	uint128		t;
+
+	Assert(sigma2 > 0);
+	if (shift >= 0)
+		den <<= shift;
+	else
+		num <<= -shift;
+	t = (uint128) floor(sqrt(clamped)) + 1;
+	for (;;)
+	{
+		int128		y = discrete_laplace_ts(t, 1);
+		uint128		magnitude = y < 0 ? -y : y;
+		uint128		scaled;
+		uint128		distance;
+
+		if (magnitude > (((uint128) 1) << 63) / (t * den))
+			continue;
+		scaled = magnitude * t * den;
+		distance = scaled > num ? scaled - num : num - scaled;
+		if (bernoulli_exp(distance * distance, 2 * num * den * t * t))
+			return y;
+	}
 }
 
 /* shrinks epsilon to absorb the rounding of the log-weights (see above) */

@@ -2,8 +2,8 @@
  *
  * noise.h
  *	  Noise that floating-point arithmetic cannot betray: the discrete
- *	  Laplace distribution sampled with integer arithmetic only, and the
- *	  exponential mechanism over a huge integer domain.
+ *	  Laplace and Gaussian distributions sampled with integer arithmetic
+ *	  only, and the exponential mechanism over a huge integer domain.
  *
  *-------------------------------------------------------------------------
  */
@@ -11,6 +11,7 @@
 #define ULDP_NOISE_H
 
 extern int128 uldp_discrete_laplace(uint64 sensitivity, double epsilon);
+extern int128 uldp_discrete_gaussian(double sigma2);
 extern uint64 uldp_exponential_median(const uint64 *sorted_keys, int64 n,
 									  uint64 domain, double epsilon);
 

@@ -27,18 +27,85 @@
 
 #include "params.h"
 
-static void
-params_set(UldpParams *params, int nvalues, const Datum *values,
-		   const bool *nulls)
+void
+uldp_check_not_null(int nvalues, const char *const *names, const bool *nulls)
 {
-	static const char *const names[] = {"epsilon", "lower", "upper", "tau"};
-
 	for (int i = 0; i < nvalues; i++)
 		if (nulls[i])
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("%s must not be null", names[i]),
 					 errhint("Pass a constant value for every privacy parameter.")));
+}
+
+void
+uldp_check_epsilon(double epsilon)
+{
+	if (!(epsilon >= ULDP_MIN_EPSILON && epsilon <= ULDP_MAX_EPSILON))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("epsilon must be a finite number between %g and %g, not %g",
+						ULDP_MIN_EPSILON, ULDP_MAX_EPSILON, epsilon),
+				 errhint("epsilon is the privacy cost of one release; typical values lie between 0.1 and 2.")));
+}
+
+void
+uldp_check_delta(double delta)
+{
+	if (!(delta >= ULDP_MIN_DELTA && delta <= ULDP_MAX_DELTA))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("delta must be a number between %g and %g, not %g",
+						ULDP_MIN_DELTA, ULDP_MAX_DELTA, delta),
+				 errhint("delta is the probability that the epsilon guarantee fails; use much less than one over the number of users, e.g. 1e-6.")));
+}
+
+/* A positive finite scale parameter (radius, tau, ...) named "name". */
+void
+uldp_check_scale(const char *name, double value, const char *hint)
+{
+	if (!(value > 0 && value <= ULDP_MAX_MAGNITUDE))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a positive finite number, not %g", name, value),
+				 errhint("%s", hint)));
+}
+
+/*
+ * Vector releases: (epsilon, delta [, radius [, tau]]).  Without radius the
+ * release chooses it privately, so tau, a fraction of it, needs radius.
+ */
+void
+uldp_vector_params_set(UldpVectorParams *params, int nvalues,
+					   const Datum *values, const bool *nulls)
+{
+	static const char *const names[] = {"epsilon", "delta", "radius", "tau"};
+
+	uldp_check_not_null(nvalues, names, nulls);
+	memset(params, 0, sizeof(UldpVectorParams));
+	params->epsilon = DatumGetFloat8(values[0]);
+	params->delta = DatumGetFloat8(values[1]);
+	params->has_radius = nvalues >= 3;
+	params->has_tau = nvalues >= 4;
+	params->radius = params->has_radius ? DatumGetFloat8(values[2]) : 0;
+	params->tau = params->has_tau ? DatumGetFloat8(values[3]) : 0;
+	uldp_check_epsilon(params->epsilon);
+	uldp_check_delta(params->delta);
+	if (params->has_radius)
+		uldp_check_scale("radius", params->radius,
+						 "radius bounds the l2 norm of each row; omit it to let uldp choose it privately.");
+	if (params->has_tau)
+		uldp_check_scale("tau", params->tau,
+						 "tau is the l2 radius around the mean that holds the user averages; omit it to let uldp choose it privately.");
+}
+
+static void
+params_set(UldpParams *params, int nvalues, const Datum *values,
+		   const bool *nulls)
+{
+	static const char *const names[] = {"epsilon", "lower", "upper", "tau"};
+
+	uldp_check_not_null(nvalues, names, nulls);
 
 	memset(params, 0, sizeof(UldpParams));
 	params->epsilon = DatumGetFloat8(values[0]);
@@ -48,12 +115,7 @@ params_set(UldpParams *params, int nvalues, const Datum *values,
 	params->upper = params->has_bounds ? DatumGetFloat8(values[2]) : ULDP_MAX_MAGNITUDE;
 	params->tau = params->has_tau ? DatumGetFloat8(values[3]) : 0;
 
-	if (!(params->epsilon >= ULDP_MIN_EPSILON && params->epsilon <= ULDP_MAX_EPSILON))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("epsilon must be a finite number between %g and %g, not %g",
-						ULDP_MIN_EPSILON, ULDP_MAX_EPSILON, params->epsilon),
-				 errhint("epsilon is the privacy cost of one release; typical values lie between 0.1 and 2.")));
+	uldp_check_epsilon(params->epsilon);
 	if (!(fabs(params->lower) <= ULDP_MAX_MAGNITUDE && fabs(params->upper) <= ULDP_MAX_MAGNITUDE))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -147,17 +209,16 @@ original_aggref(AggState *aggstate, Aggref *aggref)
 }
 
 /*
- * From the aggregate call (Aggref) of a final function: checks that the
- * parameter expressions are constant for the query, evaluates them and
- * validates them.
+ * The arguments after "first" of the aggregate call (Aggref) of a final
+ * function: checks that they are constant for the query and evaluates them.
+ * Returns how many there are (at most "max").
  */
-void
-uldp_params_from_aggref(FunctionCallInfo fcinfo, int first, UldpParams *params)
+int
+uldp_aggref_constants(FunctionCallInfo fcinfo, int first, Datum *values,
+					  bool *nulls, int max)
 {
 	Aggref	   *aggref = AggGetAggref(fcinfo);
 	AggState   *aggstate = (AggState *) fcinfo->context;
-	Datum		values[4];
-	bool		nulls[4];
 	int			nvalues;
 	const char *function;
 	ListCell   *cell;
@@ -178,14 +239,14 @@ uldp_params_from_aggref(FunctionCallInfo fcinfo, int first, UldpParams *params)
 
 		if (tle->resjunk || tle->resno <= first)
 			continue;
-		Assert(nvalues < 4);
+		Assert(nvalues < max);
 		if (contain_var_clause((Node *) expr) ||
 			contain_volatile_functions((Node *) expr) ||
 			contain_subplans((Node *) expr))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("the privacy parameters of %s must be the same on every row", function),
-					 errhint("Pass epsilon, the bounds and tau as constants or query parameters, not as columns, subqueries or volatile functions.")));
+					 errhint("Pass the privacy parameters and options as constants or query parameters, not as columns, subqueries or volatile functions.")));
 		if (IsA(expr, Const))
 		{
 			values[nvalues] = ((Const *) expr)->constvalue;
@@ -201,6 +262,16 @@ uldp_params_from_aggref(FunctionCallInfo fcinfo, int first, UldpParams *params)
 		}
 		nvalues++;
 	}
+	return nvalues;
+}
+
+void
+uldp_params_from_aggref(FunctionCallInfo fcinfo, int first, UldpParams *params)
+{
+	Datum		values[4];
+	bool		nulls[4];
+	int			nvalues = uldp_aggref_constants(fcinfo, first, values, nulls, 4);
+
 	params_set(params, nvalues, values, nulls);
 }
 

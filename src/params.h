@@ -14,6 +14,8 @@
 #define ULDP_MAX_MAGNITUDE 1e300
 #define ULDP_MIN_EPSILON 1e-6
 #define ULDP_MAX_EPSILON 1e6
+#define ULDP_MIN_DELTA 1e-100
+#define ULDP_MAX_DELTA 0.5
 /* most bins of width 2 * tau that a range may be cut into */
 #define ULDP_MAX_BINS ((double) (UINT64CONST(1) << 62))
 
@@ -27,6 +29,26 @@ typedef struct UldpParams
 	double		tau;			/* 0 unless has_tau */
 } UldpParams;
 
+/* the parameters of vector releases: user_dp_mean(float8[], ...) */
+typedef struct UldpVectorParams
+{
+	double		epsilon;
+	double		delta;
+	bool		has_radius;
+	bool		has_tau;
+	double		radius;			/* 0 unless has_radius */
+	double		tau;			/* 0 unless has_tau */
+} UldpVectorParams;
+
+extern void uldp_check_not_null(int nvalues, const char *const *names,
+								const bool *nulls);
+extern void uldp_check_epsilon(double epsilon);
+extern void uldp_check_delta(double delta);
+extern void uldp_check_scale(const char *name, double value, const char *hint);
+extern void uldp_vector_params_set(UldpVectorParams *params, int nvalues,
+								   const Datum *values, const bool *nulls);
+extern int	uldp_aggref_constants(FunctionCallInfo fcinfo, int first,
+								  Datum *values, bool *nulls, int max);
 extern void uldp_params_from_args(FunctionCallInfo fcinfo, int first,
 								  UldpParams *params);
 extern void uldp_params_from_aggref(FunctionCallInfo fcinfo, int first,

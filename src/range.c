@@ -209,6 +209,22 @@ private_median(const Grid *grid, const double *values, int64 n, double epsilon)
 }
 
 /*
+ * The private median of "values" on a floating-point grid over the public
+ * interval [lower, upper]: relative resolution 2^-FLOAT_GRID_BITS, and
+ * magnitudes below "min_magnitude" not told apart from zero (a fraction of
+ * the width when the scale is known; 0 for a scale-free search).
+ * epsilon-DP (and epsilon-bounded-range) under adding or removing one value.
+ */
+double
+uldp_private_median(const double *values, int64 n, double lower, double upper,
+					double min_magnitude, double epsilon)
+{
+	Grid		grid = float_grid(lower, upper, min_magnitude);
+
+	return private_median(&grid, values, n, epsilon);
+}
+
+/*
  * With tau, the range is a window of 4 tau inside the bounds; when that is
  * as wide as the bounds, the bounds themselves are the range, for free.
  */

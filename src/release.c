@@ -37,12 +37,6 @@
 /* the grid of the fixed-point sum has 2^GRID_BITS steps per half-width */
 #define GRID_BITS 40
 
-/*
- * The ledger records epsilon as a numeric of 15 significant digits, which
- * can be below the float8 epsilon by 5e-16 of it.  The mechanisms spend
- * epsilon * SPEND_MARGIN, so they never spend more than was charged.
- */
-#define SPEND_MARGIN (1.0 - 0x1p-40)
 
 PG_FUNCTION_INFO_V1(uldp_mean_finalfn);
 PG_FUNCTION_INFO_V1(uldp_range_finalfn);
@@ -114,7 +108,7 @@ uldp_mean_finalfn(PG_FUNCTION_ARGS)
 	UldpParams	params;
 	int64		n;
 	double	   *means = begin_release(fcinfo, "user_dp_mean", &params, &n);
-	double		epsilon = params.epsilon * SPEND_MARGIN;
+	double		epsilon = params.epsilon * ULDP_SPEND_MARGIN;
 	/* a public range costs nothing: the sum and the count get all of epsilon */
 	double		epsilon_range = uldp_range_is_public(&params) ? 0 :
 		params.has_tau ? epsilon / 2 : epsilon * 2 / 3;
@@ -132,7 +126,7 @@ uldp_range_finalfn(PG_FUNCTION_ARGS)
 	int64		n;
 	double	   *means = begin_release(fcinfo, "user_dp_range", &params, &n);
 	UldpInterval range = uldp_private_range(means, n, &params,
-											params.epsilon * SPEND_MARGIN);
+											params.epsilon * ULDP_SPEND_MARGIN);
 	TupleDesc	tupdesc;
 	Datum		values[2];
 	bool		nulls[2] = {false, false};

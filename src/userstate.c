@@ -173,16 +173,27 @@ state_memory(const UldpState *state, uint64 users_size, uint64 names_size,
 		state->chunk_bytes + extra;
 }
 
-static void
-check_memory_extra(const UldpState *state, uint64 users_size,
-				   uint64 names_size, Size extra)
+/*
+ * Raises the error of an aggregate that would need "bytes" of memory, over
+ * uldp.max_state_memory; "hint" says how much each user or row takes.
+ */
+void
+uldp_check_state_memory(Size bytes, const char *hint)
 {
-	if (state_memory(state, users_size, names_size, extra) > (Size) uldp_max_state_memory * 1024)
+	if (bytes > (Size) uldp_max_state_memory * 1024)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("uldp aggregate state would exceed uldp.max_state_memory (%d kB)",
 						uldp_max_state_memory),
-				 errhint("Each user takes 27 to 53 bytes (more for ids passed by reference, such as text), and the release needs 34 more; a superuser can raise uldp.max_state_memory.")));
+				 errhint("%s; a superuser can raise uldp.max_state_memory.", hint)));
+}
+
+static void
+check_memory_extra(const UldpState *state, uint64 users_size,
+				   uint64 names_size, Size extra)
+{
+	uldp_check_state_memory(state_memory(state, users_size, names_size, extra),
+							"Each user takes 27 to 53 bytes (more for ids passed by reference, such as text), and the release needs 34 more");
 }
 
 static void

@@ -16,6 +16,7 @@ extern int	uldp_max_state_memory;
 
 typedef struct UldpState UldpState;
 
+extern void uldp_check_state_memory(Size bytes, const char *hint);
 extern double *uldp_state_user_means(UldpState *state, int64 *nusers);
 
 #endif							/* ULDP_USERSTATE_H */

@@ -1,0 +1,262 @@
+/*-------------------------------------------------------------------------
+ *
+ * highdim.c
+ *	  WinsorizedMeanHighD (Levy et al. 2021, Algorithm 2), accounted in zCDP.
+ *
+ * Input: n points (user averages: of rows, or of gradients) in R^d, each
+ * clipped here to the public l2 ball of "radius"; a budget rho; and a
+ * noisy count of the users, already paid for by the caller.  Under adding
+ * or removing one user (one point), the release is rho-zCDP.
+ *
+ *	1. Rotate: Y_i = U X_i with the randomized Hadamard rotation (rotation.c),
+ *	   padded to P = 2^k >= d.  Every coordinate of Y_i - Y_j is then about
+ *	   |X_i - X_j| sqrt(2 ln(2P/b) / P) at most (b = ROTATION_FAILURE).
+ *	2. Per-coordinate range [c_j - h, c_j + h], by one of
+ *	   - tau given: PrivateRange (Algorithm 6, range.c) on each coordinate
+ *	     with tau' = tau sqrt(2 ln(2P/b) / P): bins of 2 tau', h = 2 tau';
+ *	   - tau chosen privately: c_j = private median of coordinate j on a
+ *	     floating-point grid, tau = private median of |Y_i - c| over users,
+ *	     h = 2 tau sqrt(2 ln(2P/b) / P).
+ *	   A quarter of rho pays for the P selections (and the tau selection),
+ *	   each e-bounded-range, so e^2 / 8-zCDP.
+ *	   When the box is not smaller than the ball (h sqrt(P) >= radius), or
+ *	   tau is ULDP_TAU_NONE, there is no range: c = 0 and the ball alone
+ *	   bounds each user, and all of rho goes to the sum.
+ *	3. Winsorize: z_i = clip(Y_i, box) - c.  Since c lies in the box and
+ *	   clipping to a box is a projection, |z_i| <= |Y_i - c| <= radius + |c|;
+ *	   also |z_i| <= |h|_2.  So the l2 sensitivity of sum z_i is
+ *	   S = min(|h|_2, radius + |c|), or radius without a range.
+ *	4. Sum in fixed point: z_i is rounded to a grid of step g = S / K,
+ *	   K = floor(sqrt(2 rho_sum) 2^20), then scaled (in integers) into the
+ *	   l2 ball of K steps; the integer sum gets discrete Gaussian noise of
+ *	   variance 2^40 per coordinate: K^2 / 2^41 <= rho_sum zCDP.
+ *	5. Post-processing: mean_j = c_j + g noisy_j / count, rotated back and
+ *	   clipped to the ball (where the true mean lies).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "port/pg_bitutils.h"
+
+#include "accountant.h"
+#include "highdim.h"
+#include "noise.h"
+#include "range.h"
+#include "rotation.h"
+#include "vecstate.h"
+
+/* probability that the rotation lets a point's coordinate escape its range */
+#define ROTATION_FAILURE 0.01
+/* steps of the fixed-point grid per standard deviation of the noise */
+#define NOISE_STEPS 0x1p20
+/* share of rho spent on the per-coordinate ranges */
+#define RANGE_SHARE 0.25
+
+/* the working memory the mechanism needs per point, for the limit check */
+Size
+uldp_highdim_bytes_per_point(int dim)
+{
+	return (pg_nextpower2_32((uint32) dim) + 4) * sizeof(double);
+}
+
+/* the factor by which rotation shrinks an l2 radius to a coordinate's */
+static double
+coordinate_factor(int padded)
+{
+	return Min(1.0, sqrt(2 * log(2 * padded / ROTATION_FAILURE) / padded));
+}
+
+static void
+column(const double *rotated, int64 n, int padded, int j, double *out)
+{
+	for (int64 i = 0; i < n; i++)
+		out[i] = rotated[i * padded + j];
+}
+
+/*
+ * Step 2 with tau given: PrivateRange on each coordinate.  Fills centre and
+ * half (the half-widths).
+ */
+static void
+ranges_with_tau(const double *rotated, int64 n, int padded, double radius,
+				double tau, double rho, double *centre, double *half)
+{
+	UldpParams	params = {0};
+	double	   *values = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
+	double		epsilon = uldp_selection_epsilon(rho / padded);
+
+	params.has_bounds = params.has_tau = true;
+	params.lower = -radius;
+	params.upper = radius;
+	/* at most 2^60 bins, well within the grid's limit */
+	params.tau = Max(tau * coordinate_factor(padded), radius * 0x1p-60);
+	for (int j = 0; j < padded; j++)
+	{
+		UldpInterval range;
+
+		column(rotated, n, padded, j, values);
+		range = uldp_private_range(values, n, &params, epsilon);
+		centre[j] = range.lower / 2 + range.upper / 2;
+		half[j] = range.upper / 2 - range.lower / 2;
+	}
+	pfree(values);
+}
+
+/*
+ * Step 2 without tau: private per-coordinate medians, then a private tau.
+ * Two thirds of rho for the medians, one third for tau.
+ */
+static void
+ranges_private(const double *rotated, int64 n, int padded, double radius,
+			   double rho, double *centre, double *half)
+{
+	double	   *values = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
+	double		epsilon_centre = uldp_selection_epsilon(rho * 2 / 3 / padded);
+	double		tau;
+
+	for (int j = 0; j < padded; j++)
+	{
+		column(rotated, n, padded, j, values);
+		centre[j] = uldp_private_median(values, n, -radius, radius,
+										radius * 0x1p-40, epsilon_centre);
+	}
+	for (int64 i = 0; i < n; i++)
+	{
+		double		distance = 0;
+
+		for (int j = 0; j < padded; j++)
+			distance += (rotated[i * padded + j] - centre[j]) * (rotated[i * padded + j] - centre[j]);
+		values[i] = sqrt(distance);
+	}
+	tau = uldp_private_median(values, n, 0, 2 * radius, radius * 0x1p-40,
+							  uldp_selection_epsilon(rho / 3));
+	for (int j = 0; j < padded; j++)
+		half[j] = 2 * tau * coordinate_factor(padded);
+	pfree(values);
+}
+
+static double
+l2_norm(const double *v, int dim)
+{
+	double		norm = 0;
+
+	for (int j = 0; j < dim; j++)
+		norm += v[j] * v[j];
+	return sqrt(norm);
+}
+
+/*
+ * Rounds a winsorized, centred point to the grid and scales it, in
+ * integers, into the l2 ball of "steps".
+ */
+static void
+to_grid(const double *z, int padded, double grid, int64 steps, int64 *out)
+{
+	int128		norm2 = 0;
+	double		factor;
+
+	for (int j = 0; j < padded; j++)
+	{
+		double		step = rint(z[j] / grid);
+
+		out[j] = (int64) Min(Max(step, -(double) steps), (double) steps);
+		norm2 += (int128) out[j] * out[j];
+	}
+	factor = (double) steps / sqrt((double) norm2);
+	while (norm2 > (int128) steps * steps)
+	{
+		factor *= 1 - 0x1p-30;
+		norm2 = 0;
+		for (int j = 0; j < padded; j++)
+		{
+			out[j] = (int64) trunc((double) out[j] * factor);
+			norm2 += (int128) out[j] * out[j];
+		}
+	}
+}
+
+void
+uldp_highdim_mean(double *points, int64 n, int dim, double radius, double tau,
+				  double rho, double count, double *result)
+{
+	UldpRotation rotation = uldp_rotation_random(dim);
+	int			padded = rotation.padded;
+	double	   *rotated = palloc_extended(Max(n, 1) * padded * sizeof(double), MCXT_ALLOC_HUGE);
+	double	   *centre = palloc0(padded * sizeof(double));
+	double	   *half = palloc(padded * sizeof(double));
+	double	   *z = palloc(padded * sizeof(double));
+	int64	   *steps_of = palloc(padded * sizeof(int64));
+	int128	   *sum = palloc0(padded * sizeof(int128));
+	double		rho_sum = rho;
+	double		sensitivity = radius;
+	bool		winsorize = false;
+	double		grid;
+	int64		steps;
+
+	for (int64 i = 0; i < n; i++)
+	{
+		uldp_clip_to_ball(&points[i * dim], dim, radius);
+		uldp_rotate(&rotation, &points[i * dim], &rotated[i * padded]);
+	}
+
+	/* a range only pays when its box is smaller than the ball (public) */
+	if (!isinf(tau) &&
+		(tau == ULDP_TAU_PRIVATE || 2 * tau * coordinate_factor(padded) * sqrt(padded) < radius))
+	{
+		rho_sum = rho * (1 - RANGE_SHARE);
+		if (tau == ULDP_TAU_PRIVATE)
+			ranges_private(rotated, n, padded, radius, rho * RANGE_SHARE, centre, half);
+		else
+			ranges_with_tau(rotated, n, padded, radius, tau, rho * RANGE_SHARE, centre, half);
+		sensitivity = Min(l2_norm(half, padded), radius + l2_norm(centre, padded));
+		winsorize = sensitivity < radius;
+		if (!winsorize)
+		{
+			memset(centre, 0, padded * sizeof(double));
+			sensitivity = radius;
+		}
+	}
+
+	steps = (int64) floor(sqrt(2 * rho_sum) * NOISE_STEPS);
+	if (steps < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("epsilon is too small for this release"),
+				 errhint("Raise epsilon or delta, or lower the number of iterations.")));
+	grid = sensitivity / (double) steps;
+
+	for (int64 i = 0; i < n; i++)
+	{
+		for (int j = 0; j < padded; j++)
+		{
+			double		y = rotated[i * padded + j];
+
+			if (winsorize)
+				y = Min(Max(y, centre[j] - half[j]), centre[j] + half[j]);
+			z[j] = y - centre[j];
+		}
+		to_grid(z, padded, grid, steps, steps_of);
+		for (int j = 0; j < padded; j++)
+			sum[j] += steps_of[j];
+	}
+
+	for (int j = 0; j < padded; j++)
+	{
+		int128		noisy = sum[j] + uldp_discrete_gaussian(NOISE_STEPS * NOISE_STEPS);
+
+		z[j] = centre[j] + grid * ((double) noisy / Max(count, 1));
+	}
+	uldp_rotate_back(&rotation, z, result);
+	uldp_clip_to_ball(result, dim, radius);
+
+	pfree(rotated);
+	pfree(centre);
+	pfree(half);
+	pfree(z);
+	pfree(steps_of);
+	pfree(sum);
+	pfree(rotation.signs);
+}

@@ -1,0 +1,22 @@
+/*-------------------------------------------------------------------------
+ *
+ * highdim.h
+ *	  The high-dimensional winsorized mean (Levy et al. 2021, Algorithm 2)
+ *	  under zCDP, shared by vector means and gradient steps.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ULDP_HIGHDIM_H
+#define ULDP_HIGHDIM_H
+
+/* tau for a mean without winsorization: the l2 ball alone bounds a user */
+#define ULDP_TAU_NONE INFINITY
+/* tau to be chosen privately */
+#define ULDP_TAU_PRIVATE 0.0
+
+extern Size uldp_highdim_bytes_per_point(int dim);
+extern void uldp_highdim_mean(double *points, int64 n, int dim, double radius,
+							  double tau, double rho, double count,
+							  double *result);
+
+#endif							/* ULDP_HIGHDIM_H */

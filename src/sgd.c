@@ -1,0 +1,659 @@
+/*-------------------------------------------------------------------------
+ *
+ * sgd.c
+ *	  user_dp_sgd: linear and logistic regression with user-level DP, by
+ *	  winsorized first-order optimization (Levy et al. 2021, Algorithm 3)
+ *	  or Phased ERM (Algorithm 4); and uldp.predict.
+ *
+ * The model is theta = (weights, intercept) in R^(d+1), fit to rows
+ * (x, y): features x clipped to the l2 ball of feature_radius X, then
+ * extended by a constant 1 for the intercept, and labels clamped to [0, 1]
+ * (logistic) or [-label_bound, label_bound] (squared).  The loss of a row is
+ * log(1 + exp(theta.x)) - y theta.x (logistic) or (theta.x - y)^2 / 2
+ * (squared); the objective is the average over users of each user's average
+ * loss, plus l2 |theta|^2 / 2, over the ball |theta| <= radius R.
+ *
+ * The default step is 1 / H, H a bound on the curvature of the average
+ * loss: the largest eigenvalue of E[x x^T] (times 1/4 for logistic) is at
+ * most E|x|^2 + 1, and the typical |x|^2 is the private median of the users'
+ * mean squared norms when feature_radius is chosen privately, feature_radius^2
+ * when it is given.
+ *
+ * winsorized (Algorithm 3): at each of T steps, every user's average
+ * gradient at theta_t is one point; their mean is released by
+ * WinsorizedMeanHighD (highdim.c), the gradient of the regularizer (which
+ * reads no data) is added, and theta takes a projected gradient step.
+ * The model is the average of the second half of the iterates.
+ *
+ * phased_erm (Algorithm 4): every user joins one of K phases, phase k with
+ * probability 2^-k (the last phase takes the remainder), drawn
+ * independently per user.  Phase k runs Algorithm 3 on its users for the
+ * objective plus lambda_k |theta - theta_(k-1)|^2 / 2, lambda_k = 4^k lambda,
+ * starting from the previous phase's model; lambda = G / (R sqrt(n)) with n
+ * the noisy count of users and G the gradient clip.
+ *
+ * Privacy (doc/privacy.md proves it).  rho = uldp_zcdp_rho(epsilon, delta).
+ * Sequentially: the private feature radius and label bound when not given
+ * (rho / 8 each), the noisy count of users (rho / 8, also the threshold
+ * below which no model is released, see vecrelease.c); the rest, rho', goes
+ * to the steps.  winsorized: each step gets rho' / T.  phased_erm: each
+ * user's rows are read by one phase only, and the phases are drawn
+ * independently of the data, so by parallel composition (Renyi divergence
+ * is jointly quasi-convex) every phase may use all of rho': its own noisy
+ * count (rho' / 8) and T steps of 7 rho' / 8T.  Each step's gradients are
+ * clipped to the l2 ball of gradient_clip, which bounds one user's point.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+
+#include "highdim.h"
+#include "params.h"
+#include "random.h"
+#include "vecrelease.h"
+#include "vecstate.h"
+
+#define COUNT_SHARE 0.125
+#define SCALE_SHARE 0.125
+/* private scales: feature_radius = 2.5 and label_bound = 3 times the median
+ * over users of the root mean square feature norm or label */
+#define FEATURE_RADIUS_PER_MEDIAN 2.5
+#define LABEL_BOUND_PER_MEDIAN 3.0
+#define DEFAULT_ITERATIONS 50
+#define DEFAULT_PHASES 3
+#define DEFAULT_L2 1e-3
+#define MAX_ITERATIONS 10000
+#define MAX_PHASES 20
+
+typedef enum SgdLoss
+{
+	LOSS_SQUARED,
+	LOSS_LOGISTIC
+} SgdLoss;
+
+typedef enum SgdMethod
+{
+	METHOD_WINSORIZED,
+	METHOD_PHASED_ERM
+} SgdMethod;
+
+/* the options; a value of 0 means "not given" for the optional scales */
+typedef struct SgdOptions
+{
+	SgdLoss		loss;
+	SgdMethod	method;
+	int			iterations;
+	int			phases;
+	double		step_size;
+	double		radius;
+	double		l2;
+	double		feature_radius;
+	double		label_bound;
+	double		gradient_clip;
+	double		tau;
+} SgdOptions;
+
+PG_FUNCTION_INFO_V1(uldp_sgd_finalfn);
+PG_FUNCTION_INFO_V1(uldp_predict);
+
+static void
+refuse_option(const char *key, const char *problem, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid user_dp_sgd option \"%s\": %s", key, problem),
+			 errhint("%s", hint)));
+}
+
+static double
+option_number(const char *key, const JsonbValue *value)
+{
+	if (value->type != jbvNumeric)
+		refuse_option(key, "not a number", "Pass a JSON number.");
+	return DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+											  NumericGetDatum(value->val.numeric)));
+}
+
+static double
+option_scale(const char *key, const JsonbValue *value)
+{
+	double		number = option_number(key, value);
+
+	if (!(number > 0 && number <= ULDP_MAX_MAGNITUDE))
+		refuse_option(key, "must be a positive finite number", "See doc/functions.md for what each option means.");
+	return number;
+}
+
+static int
+option_count(const char *key, const JsonbValue *value, int max)
+{
+	double		number = option_number(key, value);
+
+	if (!(number >= 1 && number <= max && number == floor(number)))
+		refuse_option(key, psprintf("must be an integer between 1 and %d", max),
+					  "See doc/functions.md for the defaults.");
+	return (int) number;
+}
+
+static bool
+option_is(const JsonbValue *value, const char *word)
+{
+	return value->type == jbvString && value->val.string.len == strlen(word) &&
+		memcmp(value->val.string.val, word, value->val.string.len) == 0;
+}
+
+/* The options of a jsonb object (NULL: all defaults). */
+static SgdOptions
+parse_options(Jsonb *jsonb)
+{
+	SgdOptions	options = {0};
+	JsonbIterator *it;
+	JsonbValue	value;
+	JsonbIteratorToken token;
+	char	   *key = NULL;
+
+	options.iterations = DEFAULT_ITERATIONS;
+	options.phases = DEFAULT_PHASES;
+	options.l2 = DEFAULT_L2;
+	options.tau = ULDP_TAU_NONE;
+	if (jsonb == NULL)
+		return options;
+	if (!JB_ROOT_IS_OBJECT(jsonb))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("user_dp_sgd options must be a JSON object"),
+				 errhint("For example '{\"loss\": \"logistic\", \"iterations\": 100}'.")));
+
+	it = JsonbIteratorInit(&jsonb->root);
+	while ((token = JsonbIteratorNext(&it, &value, true)) != WJB_DONE)
+	{
+		if (token == WJB_KEY)
+		{
+			key = pnstrdup(value.val.string.val, value.val.string.len);
+			continue;
+		}
+		if (token != WJB_VALUE)
+			continue;
+		if (strcmp(key, "loss") == 0)
+		{
+			if (option_is(&value, "squared"))
+				options.loss = LOSS_SQUARED;
+			else if (option_is(&value, "logistic"))
+				options.loss = LOSS_LOGISTIC;
+			else
+				refuse_option(key, "unknown loss", "Use \"squared\" (linear regression) or \"logistic\".");
+		}
+		else if (strcmp(key, "method") == 0)
+		{
+			if (option_is(&value, "winsorized"))
+				options.method = METHOD_WINSORIZED;
+			else if (option_is(&value, "phased_erm"))
+				options.method = METHOD_PHASED_ERM;
+			else
+				refuse_option(key, "unknown method", "Use \"winsorized\" or \"phased_erm\".");
+		}
+		else if (strcmp(key, "iterations") == 0)
+			options.iterations = option_count(key, &value, MAX_ITERATIONS);
+		else if (strcmp(key, "phases") == 0)
+			options.phases = option_count(key, &value, MAX_PHASES);
+		else if (strcmp(key, "step_size") == 0)
+			options.step_size = option_scale(key, &value);
+		else if (strcmp(key, "radius") == 0)
+			options.radius = option_scale(key, &value);
+		else if (strcmp(key, "feature_radius") == 0)
+			options.feature_radius = option_scale(key, &value);
+		else if (strcmp(key, "label_bound") == 0)
+			options.label_bound = option_scale(key, &value);
+		else if (strcmp(key, "gradient_clip") == 0)
+			options.gradient_clip = option_scale(key, &value);
+		else if (strcmp(key, "tau") == 0)
+			options.tau = option_scale(key, &value);
+		else if (strcmp(key, "l2") == 0)
+		{
+			options.l2 = option_number(key, &value);
+			if (!(options.l2 >= 0 && options.l2 <= ULDP_MAX_MAGNITUDE))
+				refuse_option(key, "must be a non-negative finite number", "l2 is the weight of the ridge penalty l2 |theta|^2 / 2.");
+		}
+		else
+			refuse_option(key, "unknown option",
+						  "Options are loss, method, iterations, phases, step_size, radius, l2, feature_radius, label_bound, gradient_clip and tau.");
+	}
+	return options;
+}
+
+/* A training problem: the users' rows, already clipped, and the bounds. */
+typedef struct SgdProblem
+{
+	UldpUserRows *users;
+	int64		nusers;
+	int			dim;			/* features; the model has dim + 1 weights */
+	SgdOptions	options;
+	double		smoothness;		/* bound on the curvature of the average loss */
+} SgdProblem;
+
+static double
+sigmoid(double z)
+{
+	return z >= 0 ? 1 / (1 + exp(-z)) : exp(z) / (1 + exp(z));
+}
+
+static double
+linear(const double *theta, const double *row, int dim)
+{
+	double		z = theta[dim];
+
+	for (int j = 0; j < dim; j++)
+		z += theta[j] * row[j];
+	return z;
+}
+
+/* out (dim + 1) <- the average gradient of a user's losses at theta */
+static void
+user_gradient(const SgdProblem *problem, const UldpUserRows *user,
+			  const double *theta, double *out)
+{
+	int			dim = problem->dim;
+
+	memset(out, 0, (dim + 1) * sizeof(double));
+	for (int64 r = 0; r < user->count; r++)
+	{
+		const double *row = &user->rows[r * (dim + 1)];
+		double		z = linear(theta, row, dim);
+		double		residual = (problem->options.loss == LOSS_LOGISTIC ? sigmoid(z) : z) - row[dim];
+
+		for (int j = 0; j < dim; j++)
+			out[j] += residual * row[j];
+		out[dim] += residual;
+	}
+	for (int j = 0; j <= dim; j++)
+		out[j] /= (double) Max(user->count, 1);
+}
+
+static void
+project(double *theta, int width, double radius)
+{
+	uldp_clip_to_ball(theta, width, radius);
+}
+
+/*
+ * Algorithm 3 on the users listed in "members" (all users if NULL):
+ * "iterations" private gradient steps of rho_step each, from theta (which
+ * receives the model), regularized by lambda |theta - anchor|^2 / 2.
+ */
+static void
+winsorized_descent(const SgdProblem *problem, const int64 *members,
+				   int64 nmembers, double count, double rho_step,
+				   double lambda, const double *anchor, double *theta)
+{
+	int			width = problem->dim + 1;
+	const SgdOptions *options = &problem->options;
+	double	   *points = palloc_extended(Max(nmembers, 1) * width * sizeof(double), MCXT_ALLOC_HUGE);
+	double	   *gradient = palloc(width * sizeof(double));
+	double	   *average = palloc0(width * sizeof(double));
+	double		step = options->step_size > 0 ? options->step_size :
+		1 / (problem->smoothness + options->l2 + lambda);
+	int			averaged = 0;
+
+	for (int t = 0; t < options->iterations; t++)
+	{
+		for (int64 i = 0; i < nmembers; i++)
+			user_gradient(problem, &problem->users[members ? members[i] : i], theta,
+						  &points[i * width]);
+		uldp_highdim_mean(points, nmembers, width, options->gradient_clip,
+						  options->tau, rho_step, count, gradient);
+		for (int j = 0; j < width; j++)
+			theta[j] -= step * (gradient[j] + options->l2 * theta[j] +
+								lambda * (theta[j] - anchor[j]));
+		project(theta, width, options->radius);
+		if (2 * t >= options->iterations - 1)
+		{
+			for (int j = 0; j < width; j++)
+				average[j] += theta[j];
+			averaged++;
+		}
+	}
+	for (int j = 0; j < width; j++)
+		theta[j] = average[j] / averaged;
+	pfree(points);
+	pfree(gradient);
+	pfree(average);
+}
+
+/* Algorithm 4: phases of fresh users and growing regularization. */
+static void
+phased_erm(const SgdProblem *problem, double count, double rho, double *theta)
+{
+	int			width = problem->dim + 1;
+	int			phases = problem->options.phases;
+	int64	   *members = palloc_extended(Max(problem->nusers, 1) * sizeof(int64), MCXT_ALLOC_HUGE);
+	int8	   *phase_of = palloc_extended(Max(problem->nusers, 1), MCXT_ALLOC_HUGE);
+	double	   *anchor = palloc0(width * sizeof(double));
+	double		lambda = problem->options.gradient_clip /
+		(problem->options.radius * sqrt(Max(count, 1)));
+
+	/* phase k < K with probability 2^-k: the number of leading ones + 1 */
+	for (int64 i = 0; i < problem->nusers; i++)
+	{
+		uint64		bits = uldp_random_u64();
+		int			phase = 1;
+
+		while (phase < phases && (bits & 1))
+		{
+			bits >>= 1;
+			phase++;
+		}
+		phase_of[i] = (int8) phase;
+	}
+
+	for (int phase = 1; phase <= phases; phase++)
+	{
+		int64		nmembers = 0;
+		double		phase_count;
+
+		for (int64 i = 0; i < problem->nusers; i++)
+			if (phase_of[i] == phase)
+				members[nmembers++] = i;
+		phase_count = uldp_noisy_count(nmembers, rho * COUNT_SHARE);
+		memcpy(anchor, theta, width * sizeof(double));
+		winsorized_descent(problem, members, nmembers, phase_count,
+						   rho * (1 - COUNT_SHARE) / problem->options.iterations,
+						   ldexp(lambda, 2 * phase), anchor, theta);
+	}
+	pfree(members);
+	pfree(phase_of);
+	pfree(anchor);
+}
+
+/* root mean square of |x| (label: of |y|) over each user's rows */
+static double *
+user_rms(const SgdProblem *problem, bool label)
+{
+	double	   *rms = palloc_extended(Max(problem->nusers, 1) * sizeof(double), MCXT_ALLOC_HUGE);
+	int			dim = problem->dim;
+
+	for (int64 i = 0; i < problem->nusers; i++)
+	{
+		const UldpUserRows *user = &problem->users[i];
+		double		total = 0;
+
+		for (int64 r = 0; r < user->count; r++)
+		{
+			const double *row = &user->rows[r * (dim + 1)];
+			double		largest = 0;
+			double		norm2 = 0;
+
+			if (label)
+				largest = fabs(row[dim]);
+			else
+			{
+				/* scaled so that the square of huge elements stays finite */
+				for (int j = 0; j < dim; j++)
+					largest = Max(largest, fabs(row[j]));
+				for (int j = 0; largest > 0 && j < dim; j++)
+					norm2 += (row[j] / largest) * (row[j] / largest);
+				largest *= sqrt(norm2);
+			}
+			largest = Min(largest, ULDP_VECTOR_MAX_NORM);
+			total += (largest / user->count) * largest;
+		}
+		rms[i] = Min(sqrt(total), ULDP_VECTOR_MAX_NORM);
+	}
+	return rms;
+}
+
+/* Clips every row (features to X, label to its range), in place. */
+static void
+clip_rows(SgdProblem *problem)
+{
+	int			dim = problem->dim;
+	double		low = problem->options.loss == LOSS_LOGISTIC ? 0 : -problem->options.label_bound;
+	double		high = problem->options.loss == LOSS_LOGISTIC ? 1 : problem->options.label_bound;
+
+	for (int64 i = 0; i < problem->nusers; i++)
+		for (int64 r = 0; r < problem->users[i].count; r++)
+		{
+			double	   *row = (double *) &problem->users[i].rows[r * (dim + 1)];
+
+			uldp_clip_to_ball(row, dim, problem->options.feature_radius);
+			row[dim] = Min(Max(row[dim], low), high);
+		}
+}
+
+/* Fills in the defaults that depend on the (private) scales. */
+static void
+complete_options(SgdOptions *options)
+{
+	double		extended = sqrt(options->feature_radius * options->feature_radius + 1);
+
+	if (options->loss == LOSS_LOGISTIC)
+	{
+		/* |sigmoid - y| <= 1: the exact bound of a row's gradient */
+		if (options->radius == 0)
+			options->radius = 10;
+		if (options->gradient_clip == 0)
+			options->gradient_clip = extended;
+	}
+	else
+	{
+		if (options->radius == 0)
+			options->radius = 10 * options->label_bound * Max(1, 1 / options->feature_radius);
+		/* residuals of twice the largest label */
+		if (options->gradient_clip == 0)
+			options->gradient_clip = 2 * options->label_bound * extended;
+	}
+}
+
+static void
+append_number(StringInfo out, const char *key, double value)
+{
+	appendStringInfo(out, ", \"%s\": %.17g", key, value);
+}
+
+static Datum
+model_jsonb(const SgdOptions *options, const double *theta, int width,
+			double epsilon, double delta)
+{
+	StringInfoData out;
+
+	initStringInfo(&out);
+	appendStringInfo(&out, "{\"loss\": \"%s\", \"method\": \"%s\", \"weights\": [",
+					 options->loss == LOSS_LOGISTIC ? "logistic" : "squared",
+					 options->method == METHOD_WINSORIZED ? "winsorized" : "phased_erm");
+	for (int j = 0; j < width; j++)
+		appendStringInfo(&out, "%s%.17g", j > 0 ? ", " : "", theta[j]);
+	appendStringInfoString(&out, "]");
+	append_number(&out, "epsilon", epsilon);
+	append_number(&out, "delta", delta);
+	append_number(&out, "iterations", options->iterations);
+	if (options->method == METHOD_PHASED_ERM)
+		append_number(&out, "phases", options->phases);
+	append_number(&out, "step_size", options->step_size);
+	append_number(&out, "radius", options->radius);
+	append_number(&out, "l2", options->l2);
+	append_number(&out, "feature_radius", options->feature_radius);
+	if (options->loss == LOSS_SQUARED)
+		append_number(&out, "label_bound", options->label_bound);
+	append_number(&out, "gradient_clip", options->gradient_clip);
+	if (!isinf(options->tau))
+		append_number(&out, "tau", options->tau);
+	appendStringInfoChar(&out, '}');
+	return DirectFunctionCall1(jsonb_in, CStringGetDatum(out.data));
+}
+
+Datum
+uldp_sgd_finalfn(PG_FUNCTION_ARGS)
+{
+	UldpVecState *state = PG_ARGISNULL(0) ? NULL : (UldpVecState *) PG_GETARG_POINTER(0);
+	static const char *const names[] = {"epsilon", "delta"};
+	Datum		values[3];
+	bool		nulls[3];
+	int			nvalues;
+	double		epsilon;
+	double		delta;
+	double		rho;
+	double		rho_rest;
+	double		count;
+	double		typical_norm;
+	double	   *theta;
+	SgdProblem	problem = {0};
+
+	uldp_refuse_window(fcinfo);
+	nvalues = uldp_aggref_constants(fcinfo, 3, values, nulls, 3);
+	uldp_check_not_null(2, names, nulls);
+	epsilon = DatumGetFloat8(values[0]);
+	delta = DatumGetFloat8(values[1]);
+	uldp_check_epsilon(epsilon);
+	uldp_check_delta(delta);
+	problem.options = parse_options(nvalues > 2 && !nulls[2] ? DatumGetJsonbP(values[2]) : NULL);
+	rho = uldp_release_rho("user_dp_sgd", epsilon, delta);
+
+	problem.dim = uldp_vec_dimension(state);
+	if (problem.dim > 0)
+		problem.users = uldp_vec_user_rows(state, &problem.nusers,
+										   uldp_highdim_bytes_per_point(problem.dim + 1));
+	count = uldp_noisy_count(problem.nusers, rho * COUNT_SHARE);
+	rho_rest = rho * (1 - COUNT_SHARE);
+	if (problem.dim == 0 || !uldp_enough_users(count, rho * COUNT_SHARE, delta))
+		PG_RETURN_DATUM(model_jsonb(&problem.options, NULL, 0, epsilon, delta));
+
+	typical_norm = problem.options.feature_radius;
+	if (problem.options.feature_radius == 0)
+	{
+		typical_norm = uldp_private_scale(user_rms(&problem, false), problem.nusers,
+										  rho * SCALE_SHARE);
+		problem.options.feature_radius = FEATURE_RADIUS_PER_MEDIAN * typical_norm;
+		rho_rest -= rho * SCALE_SHARE;
+	}
+	if (problem.options.loss == LOSS_SQUARED && problem.options.label_bound == 0)
+	{
+		problem.options.label_bound = LABEL_BOUND_PER_MEDIAN *
+			uldp_private_scale(user_rms(&problem, true), problem.nusers, rho * SCALE_SHARE);
+		rho_rest -= rho * SCALE_SHARE;
+	}
+	complete_options(&problem.options);
+	clip_rows(&problem);
+	problem.smoothness = (typical_norm * typical_norm + 1) *
+		(problem.options.loss == LOSS_LOGISTIC ? 0.25 : 1);
+
+	theta = palloc0((problem.dim + 1) * sizeof(double));
+	if (problem.options.method == METHOD_WINSORIZED)
+		winsorized_descent(&problem, NULL, problem.nusers, count,
+						   rho_rest / problem.options.iterations, 0, theta, theta);
+	else
+		phased_erm(&problem, count, rho_rest, theta);
+	if (problem.options.step_size == 0)
+		problem.options.step_size = 1 / (problem.smoothness + problem.options.l2);
+	PG_RETURN_DATUM(model_jsonb(&problem.options, theta, problem.dim + 1, epsilon, delta));
+}
+
+/* A released model, as uldp.predict reads it. */
+typedef struct PredictModel
+{
+	bool		logistic;
+	int			width;
+	double		feature_radius;
+	double	   *weights;
+	Size		jsonb_size;
+	char		jsonb[FLEXIBLE_ARRAY_MEMBER];	/* to recognise it again */
+} PredictModel;
+
+static void
+refuse_model(const char *problem)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid uldp model: %s", problem),
+			 errhint("Pass a model released by user_dp_sgd.")));
+}
+
+static JsonbValue *
+model_field(Jsonb *model, const char *key)
+{
+	return getKeyJsonValueFromContainer(&model->root, key, strlen(key), NULL);
+}
+
+static PredictModel *
+read_model(Jsonb *jsonb, MemoryContext context)
+{
+	PredictModel *model = MemoryContextAllocZero(context, offsetof(PredictModel, jsonb) + VARSIZE(jsonb));
+	JsonbValue *loss = JB_ROOT_IS_OBJECT(jsonb) ? model_field(jsonb, "loss") : NULL;
+	JsonbValue *radius = JB_ROOT_IS_OBJECT(jsonb) ? model_field(jsonb, "feature_radius") : NULL;
+	JsonbValue *weights = JB_ROOT_IS_OBJECT(jsonb) ? model_field(jsonb, "weights") : NULL;
+	JsonbIterator *it;
+	JsonbValue	value;
+	JsonbIteratorToken token;
+
+	if (loss == NULL || !(option_is(loss, "logistic") || option_is(loss, "squared")))
+		refuse_model("no loss \"logistic\" or \"squared\"");
+	if (radius == NULL || radius->type != jbvNumeric)
+		refuse_model("no feature_radius");
+	if (weights == NULL || weights->type != jbvBinary)
+		refuse_model("no weights");
+	model->logistic = option_is(loss, "logistic");
+	model->feature_radius = option_number("feature_radius", radius);
+	model->weights = MemoryContextAlloc(context, Max(JsonContainerSize(weights->val.binary.data), 1) * sizeof(double));
+	it = JsonbIteratorInit(weights->val.binary.data);
+	while ((token = JsonbIteratorNext(&it, &value, true)) != WJB_DONE)
+		if (token == WJB_ELEM)
+		{
+			if (value.type != jbvNumeric)
+				refuse_model("a weight is not a number");
+			model->weights[model->width++] = option_number("weights", &value);
+		}
+	if (model->width < 2)
+		refuse_model("no weights: the release had too few users");
+	if (!(model->feature_radius > 0))
+		refuse_model("feature_radius must be positive");
+	model->jsonb_size = VARSIZE(jsonb);
+	memcpy(model->jsonb, jsonb, VARSIZE(jsonb));
+	return model;
+}
+
+/*
+ * uldp.predict(model jsonb, features float8[]): the probability of label 1
+ * (logistic) or the predicted value (squared), with the features clipped
+ * to feature_radius as in training.  It reads only the released model; the
+ * parsed model is cached for the next row.
+ */
+Datum
+uldp_predict(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *jsonb = PG_GETARG_JSONB_P(0);
+	ArrayType  *array = PG_GETARG_ARRAYTYPE_P(1);
+	PredictModel *model = (PredictModel *) fcinfo->flinfo->fn_extra;
+	int			n = ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array));
+	double	   *features;
+	double		z;
+
+	if (model == NULL || model->jsonb_size != VARSIZE(jsonb) ||
+		memcmp(model->jsonb, jsonb, VARSIZE(jsonb)) != 0)
+	{
+		if (model != NULL)
+			pfree(model);
+		model = read_model(jsonb, fcinfo->flinfo->fn_mcxt);
+		fcinfo->flinfo->fn_extra = model;
+	}
+	if (n != model->width - 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("the model has %d features, not %d", model->width - 1, n),
+				 errhint("Pass the features in the order and number used for training.")));
+	if (ARR_HASNULL(array))
+		PG_RETURN_NULL();
+	features = palloc(Max(n, 1) * sizeof(double));
+	memcpy(features, ARR_DATA_PTR(array), n * sizeof(double));
+	uldp_clip_to_ball(features, n, model->feature_radius);
+	z = linear(model->weights, features, n);
+	pfree(features);
+	PG_RETURN_FLOAT8(model->logistic ? sigmoid(z) : z);
+}

@@ -1,0 +1,170 @@
+/*-------------------------------------------------------------------------
+ *
+ * vecrelease.c
+ *	  The release of user_dp_mean on vectors, and what it shares with
+ *	  user_dp_sgd.
+ *
+ * Privacy model: as for every uldp release, neighbouring tables differ by
+ * all the rows of one user (added or removed), and the number of users is
+ * private.  The dimension of the vectors is public, like the column's type
+ * (vecstate.c).  The release is charged (epsilon, delta) before anything
+ * is computed; its mechanisms share rho = uldp_zcdp_rho(epsilon, delta).
+ *
+ * Too few users.  The dimension of an empty input is unknown, so an empty
+ * input cannot release a vector of the right length; releasing one for any
+ * non-empty input would tell the two apart.  So every vector release first
+ * draws a noisy count of the users (discrete Gaussian, rho / 8) and
+ * releases an empty array unless the noisy count reaches
+ * T = 1 + sigma sqrt(2 ln(1 / delta)).  For one user against none the
+ * vector appears with probability at most delta (the discrete Gaussian is
+ * sigma^2-subgaussian), and otherwise the decision is post-processing of
+ * the noisy count: the release is (epsilon, delta)-DP for every pair of
+ * neighbours.
+ *
+ * user_dp_mean(value float8[], user_id, epsilon, delta [, radius [, tau]])
+ *	- rows are clipped to the l2 ball of radius and averaged per user;
+ *	  without radius, the user averages are clipped to a private radius:
+ *	  twice the private median of their norms (rho / 8);
+ *	- the rest of rho goes to WinsorizedMeanHighD (highdim.c), with tau
+ *	  given or chosen privately.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "utils/array.h"
+
+#include "accountant.h"
+#include "budget.h"
+#include "highdim.h"
+#include "noise.h"
+#include "params.h"
+#include "range.h"
+#include "vecrelease.h"
+#include "vecstate.h"
+
+/* share of rho for the noisy count of users, and for a private scale */
+#define COUNT_SHARE 0.125
+#define SCALE_SHARE 0.125
+/* a private radius is this many times the median norm */
+#define RADIUS_PER_MEDIAN 2.0
+/* the smallest private scale: smaller data counts as zero */
+#define SCALE_FLOOR 1e-250
+
+PG_FUNCTION_INFO_V1(uldp_vector_mean_finalfn);
+
+/* Charges the release and returns the rho its mechanisms may share. */
+double
+uldp_release_rho(const char *function, double epsilon, double delta)
+{
+	uldp_charge(function, epsilon, delta);
+	return uldp_zcdp_rho(epsilon * ULDP_SPEND_MARGIN, delta * ULDP_SPEND_MARGIN);
+}
+
+static double
+count_variance(double rho)
+{
+	return 1 / (2 * rho);
+}
+
+/* n plus discrete Gaussian noise: rho-zCDP (sensitivity 1) */
+double
+uldp_noisy_count(int64 n, double rho)
+{
+	return (double) (n + uldp_discrete_gaussian(count_variance(rho)));
+}
+
+/* Whether a noisy count drawn with "rho" reaches the threshold (see above). */
+bool
+uldp_enough_users(double noisy_count, double rho, double delta)
+{
+	/* the sampler rounds the variance up by less than 2^-23 of it */
+	double		sigma = sqrt(count_variance(rho) * (1 + 0x1p-22));
+
+	return noisy_count >= 1 + sigma * sqrt(2 * log(1 / delta));
+}
+
+/*
+ * The private median of one non-negative statistic per user (a norm, an
+ * absolute label), on a floating-point grid: rho-zCDP.  Never zero.
+ */
+double
+uldp_private_scale(const double *statistics, int64 n, double rho)
+{
+	double		median = uldp_private_median(statistics, n, 0, ULDP_VECTOR_MAX_NORM,
+											 0, uldp_selection_epsilon(rho));
+
+	return Max(median, SCALE_FLOOR);
+}
+
+static ArrayType *
+float8_array(const double *values, int n)
+{
+	Datum	   *datums = palloc(Max(n, 1) * sizeof(Datum));
+
+	for (int j = 0; j < n; j++)
+		datums[j] = Float8GetDatum(values[j]);
+	return construct_array(datums, n, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
+						   TYPALIGN_DOUBLE);
+}
+
+Datum
+uldp_vector_mean_finalfn(PG_FUNCTION_ARGS)
+{
+	UldpVecState *state = PG_ARGISNULL(0) ? NULL : (UldpVecState *) PG_GETARG_POINTER(0);
+	UldpVectorParams params;
+	Datum		values[4];
+	bool		nulls[4];
+	int			dim = uldp_vec_dimension(state);
+	double		rho;
+	double		rho_rest;
+	double	   *means = NULL;
+	double	   *result;
+	double		count;
+	double		radius;
+	int64		n = 0;
+
+	uldp_refuse_window(fcinfo);
+	uldp_vector_params_set(&params, uldp_aggref_constants(fcinfo, 2, values, nulls, 4),
+						   values, nulls);
+	rho = uldp_release_rho("user_dp_mean", params.epsilon, params.delta);
+
+	if (dim > 0)
+		means = uldp_vec_user_means(state, &n, uldp_highdim_bytes_per_point(dim));
+	count = uldp_noisy_count(n, rho * COUNT_SHARE);
+	rho_rest = rho * (1 - COUNT_SHARE);
+	if (dim == 0 || !uldp_enough_users(count, rho * COUNT_SHARE, params.delta))
+		PG_RETURN_ARRAYTYPE_P(float8_array(NULL, 0));
+
+	radius = params.radius;
+	if (!params.has_radius)
+	{
+		double	   *norms = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
+
+		for (int64 i = 0; i < n; i++)
+		{
+			double		largest = 0;
+			double		norm = 0;
+
+			/* scaled, so that norms of vectors near the limit stay finite */
+			for (int j = 0; j < dim; j++)
+				largest = Max(largest, fabs(means[i * dim + j]));
+			for (int j = 0; largest > 0 && j < dim; j++)
+				norm += (means[i * dim + j] / largest) * (means[i * dim + j] / largest);
+			norms[i] = Min(sqrt(norm) * largest, ULDP_VECTOR_MAX_NORM);
+		}
+		radius = RADIUS_PER_MEDIAN * uldp_private_scale(norms, n, rho * SCALE_SHARE);
+		rho_rest -= rho * SCALE_SHARE;
+		pfree(norms);
+	}
+
+	result = palloc(dim * sizeof(double));
+	uldp_highdim_mean(means, n, dim, radius,
+					  params.has_tau ? params.tau : ULDP_TAU_PRIVATE,
+					  rho_rest, count, result);
+	PG_RETURN_ARRAYTYPE_P(float8_array(result, dim));
+}

@@ -1,0 +1,416 @@
+/*-------------------------------------------------------------------------
+ *
+ * vecstate.c
+ *	  Transition functions of the vector releases.
+ *
+ * Rows are grouped by user id in a hash table that maps each user to a
+ * dense number.  user_dp_mean on vectors keeps each user's running sum
+ * and row count (8 dim + 4 bytes a user); user_dp_sgd must evaluate each
+ * row's gradient at every step, so it keeps every row, packed as
+ * dim + 1 doubles (the features, then the label) plus the 4-byte number of
+ * its user.  The hash table costs 16 bytes a user in addition, at a load
+ * factor of at most 0.9.  Before the state would grow beyond
+ * uldp.max_state_memory, including what the release will need, the
+ * aggregate fails with an error instead of exhausting memory.
+ *
+ * A user id passed by value (int, bigint, date, ...) is its own key; an id
+ * passed by reference (text, uuid, numeric, ...) is keyed by a 64-bit hash
+ * of its bytes.  Two ids that collide (about n^2 / 2^65 for n users) would
+ * be treated as one user: their rows would share one bounded contribution,
+ * which never weakens the privacy of either.
+ *
+ * The dimension of the vectors is part of the schema, public like the
+ * column's type: every row must have it, and a row that does not raises an
+ * error (declare CHECK (cardinality(v) = d) to make that impossible).  Rows
+ * with a NULL vector, label or user, a NULL element or a NaN are skipped;
+ * infinite elements are clamped.  Nothing else depends on the data.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "common/hashfn.h"
+#include "fmgr.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
+
+#include "params.h"
+#include "userstate.h"
+#include "vecstate.h"
+
+typedef struct UldpUserIndex
+{
+	uint64		key;
+	uint32		number;
+	char		status;
+} UldpUserIndex;
+
+static inline uint32
+user_key_hash(uint64 key)
+{
+	/* the splitmix64 finaliser */
+	key = (key ^ (key >> 30)) * UINT64CONST(0xBF58476D1CE4E5B9);
+	key = (key ^ (key >> 27)) * UINT64CONST(0x94D049BB133111EB);
+	return (uint32) (key ^ (key >> 31));
+}
+
+#define SH_PREFIX		userindex
+#define SH_ELEMENT_TYPE UldpUserIndex
+#define SH_KEY_TYPE		uint64
+#define SH_KEY			key
+#define SH_HASH_KEY(tb, key) user_key_hash(key)
+#define SH_EQUAL(tb, a, b) ((a) == (b))
+#define SH_SCOPE		static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+struct UldpVecState
+{
+	MemoryContext context;
+	bool		keep_rows;		/* user_dp_sgd: every row; else per-user sums */
+	double		row_radius;		/* mean: rows are clipped to this l2 norm */
+	int			dim;			/* 0 until the first vector */
+	bool		key_byval;
+	int16		key_typlen;
+	userindex_hash *users;
+	/* per user */
+	int64		nusers;
+	int64		user_capacity;
+	double	   *sums;			/* mean: nusers x dim */
+	uint32	   *counts;			/* mean: rows of each user */
+	/* per row (keep_rows) */
+	int64		nrows;
+	int64		row_capacity;
+	double	   *rows;			/* nrows x (dim + 1) */
+	uint32	   *row_user;
+	double	   *scratch;		/* one row */
+};
+
+PG_FUNCTION_INFO_V1(uldp_vector_transfn);
+PG_FUNCTION_INFO_V1(uldp_sgd_transfn);
+
+static Size
+state_bytes(const UldpVecState *state, uint64 table_size, int64 user_capacity,
+			int64 row_capacity)
+{
+	Size		bytes = sizeof(UldpVecState) + table_size * sizeof(UldpUserIndex);
+
+	if (state->keep_rows)
+		bytes += row_capacity * ((state->dim + 1) * sizeof(double) + sizeof(uint32));
+	else
+		bytes += user_capacity * (state->dim * sizeof(double) + sizeof(uint32));
+	return bytes;
+}
+
+static const char *
+memory_hint(const UldpVecState *state)
+{
+	return state->keep_rows
+		? "Each row takes 8 (dimension + 1) + 4 bytes and each user 18 more, and the release needs 8 (dimension + 1) + 16 more a user"
+		: "Each user takes 8 dimension + 22 bytes, and the release needs 16 padded dimension + 16 more";
+}
+
+static void
+check_memory(const UldpVecState *state, uint64 table_size,
+			 int64 user_capacity, int64 row_capacity)
+{
+	uldp_check_state_memory(state_bytes(state, table_size, user_capacity,
+										row_capacity), memory_hint(state));
+}
+
+static UldpVecState *
+state_create(FunctionCallInfo fcinfo, int id_arg, bool keep_rows,
+			 double row_radius)
+{
+	MemoryContext aggcontext;
+	UldpVecState *state;
+	Oid			key_type = get_fn_expr_argtype(fcinfo->flinfo, id_arg);
+	bool		typbyval;
+
+	if (AggCheckCallContext(fcinfo, &aggcontext) != AGG_CONTEXT_AGGREGATE)
+		uldp_refuse_window(fcinfo);
+	state = MemoryContextAllocZero(aggcontext, sizeof(UldpVecState));
+	state->context = aggcontext;
+	state->keep_rows = keep_rows;
+	state->row_radius = row_radius;
+	get_typlenbyval(key_type, &state->key_typlen, &typbyval);
+	state->key_byval = typbyval;
+	state->users = userindex_create(aggcontext, 1024, NULL);
+	return state;
+}
+
+/* The 64-bit key of a user id datum. */
+static uint64
+user_key(const UldpVecState *state, Datum id)
+{
+	if (state->key_byval)
+		return (uint64) id;
+	if (state->key_typlen == -1)
+	{
+		struct varlena *varlena = PG_DETOAST_DATUM_PACKED(id);
+
+		return hash_bytes_extended((const unsigned char *) VARDATA_ANY(varlena),
+								   VARSIZE_ANY_EXHDR(varlena), 0);
+	}
+	if (state->key_typlen == -2)
+		return hash_bytes_extended((const unsigned char *) DatumGetCString(id),
+								   strlen(DatumGetCString(id)), 0);
+	return hash_bytes_extended((const unsigned char *) DatumGetPointer(id),
+							   state->key_typlen, 0);
+}
+
+static void *
+grow(const UldpVecState *state, void *array, Size new_bytes)
+{
+	return array ? repalloc_huge(array, new_bytes)
+		: MemoryContextAllocHuge(state->context, new_bytes);
+}
+
+/* The dense number of the user whose id is "id", added if new. */
+static uint32
+user_number(UldpVecState *state, Datum id)
+{
+	bool		found;
+	UldpUserIndex *entry;
+
+	if (unlikely(state->users->members + 1 >= state->users->grow_threshold))
+		check_memory(state, 2 * state->users->size, state->user_capacity,
+					 state->row_capacity);
+	entry = userindex_insert(state->users, user_key(state, id), &found);
+	if (found)
+		return entry->number;
+
+	if (!state->keep_rows && state->nusers == state->user_capacity)
+	{
+		int64		capacity = Max(1024, 2 * state->user_capacity);
+
+		check_memory(state, state->users->size, capacity, state->row_capacity);
+		state->sums = grow(state, state->sums, capacity * state->dim * sizeof(double));
+		state->counts = grow(state, state->counts, capacity * sizeof(uint32));
+		state->user_capacity = capacity;
+	}
+	if (!state->keep_rows)
+	{
+		memset(&state->sums[state->nusers * state->dim], 0, state->dim * sizeof(double));
+		state->counts[state->nusers] = 0;
+	}
+	entry->number = (uint32) state->nusers++;
+	return entry->number;
+}
+
+/*
+ * Scales v to the l2 ball of "radius" if it lies outside.  Infinite
+ * elements keep their direction (the finite ones count as zero next to
+ * them), and scaling by the largest magnitude first keeps the norm finite
+ * for elements up to the largest double.
+ */
+void
+uldp_clip_to_ball(double *v, int dim, double radius)
+{
+	double		largest = 0;
+	double		norm = 0;
+
+	for (int j = 0; j < dim; j++)
+		largest = Max(largest, fabs(v[j]));
+	if (isinf(largest))
+	{
+		for (int j = 0; j < dim; j++)
+			v[j] = isinf(v[j]) ? (v[j] > 0 ? 1 : -1) : 0;
+		largest = 1;
+	}
+	if (largest == 0)
+		return;
+	for (int j = 0; j < dim; j++)
+		norm += (v[j] / largest) * (v[j] / largest);
+	norm = sqrt(norm);
+	if (norm * largest <= radius)
+		return;
+	for (int j = 0; j < dim; j++)
+		v[j] = (v[j] / largest) / norm * radius;
+}
+
+/*
+ * The elements of a vector argument, or NULL when the row is to be skipped
+ * (a NULL element or a NaN).  Sets the state's dimension from the first
+ * vector; a vector of another dimension is an error.
+ */
+static const double *
+vector_elements(UldpVecState *state, ArrayType *array)
+{
+	int			n = ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array));
+	const double *elements = (const double *) ARR_DATA_PTR(array);
+
+	if (state->dim == 0)
+	{
+		if (n < 1 || n > ULDP_MAX_DIMENSION)
+			ereport(ERROR,
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+					 errmsg("vectors must have between 1 and %d elements, not %d",
+							ULDP_MAX_DIMENSION, n),
+					 errhint("The dimension of the vectors is part of the schema; declare the column with CHECK (cardinality(column) = dimension).")));
+		state->dim = n;
+		state->scratch = MemoryContextAlloc(state->context, (n + 1) * sizeof(double));
+	}
+	else if (n != state->dim)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("all vectors must have the same dimension, %d, not %d",
+						state->dim, n),
+				 errhint("The dimension of the vectors is part of the schema; declare the column with CHECK (cardinality(column) = %d).",
+						 state->dim)));
+	if (ARR_HASNULL(array))
+		return NULL;
+	for (int j = 0; j < n; j++)
+		if (isnan(elements[j]))
+			return NULL;
+	return elements;
+}
+
+/*
+ * uldp_vector_transfn(state, value float8[], user_id, epsilon, delta
+ *					   [, radius [, tau]])
+ */
+Datum
+uldp_vector_transfn(PG_FUNCTION_ARGS)
+{
+	UldpVecState *state = PG_ARGISNULL(0) ? NULL : (UldpVecState *) PG_GETARG_POINTER(0);
+	const double *elements;
+	double	   *sum;
+	uint32		number;
+
+	if (state == NULL)
+	{
+		double		radius = PG_NARGS() > 5 && !PG_ARGISNULL(5) ? PG_GETARG_FLOAT8(5) : 0;
+
+		state = state_create(fcinfo, 2, false,
+							 radius > 0 && radius < ULDP_VECTOR_MAX_NORM ? radius : ULDP_VECTOR_MAX_NORM);
+	}
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		PG_RETURN_POINTER(state);
+	elements = vector_elements(state, PG_GETARG_ARRAYTYPE_P(1));
+	if (elements == NULL)
+		PG_RETURN_POINTER(state);
+
+	memcpy(state->scratch, elements, state->dim * sizeof(double));
+	uldp_clip_to_ball(state->scratch, state->dim, state->row_radius);
+	number = user_number(state, PG_GETARG_DATUM(2));
+	sum = &state->sums[(int64) number * state->dim];
+	for (int j = 0; j < state->dim; j++)
+		sum[j] += state->scratch[j];
+	/* past 2^32 - 1 rows, halve: the average stays, to one row in 2^32 */
+	if (unlikely(++state->counts[number] == PG_UINT32_MAX))
+	{
+		state->counts[number] /= 2;
+		for (int j = 0; j < state->dim; j++)
+			sum[j] /= 2;
+	}
+	PG_RETURN_POINTER(state);
+}
+
+/*
+ * uldp_sgd_transfn(state, features float8[], label, user_id, epsilon, delta
+ *					[, options])
+ */
+Datum
+uldp_sgd_transfn(PG_FUNCTION_ARGS)
+{
+	UldpVecState *state = PG_ARGISNULL(0) ? NULL : (UldpVecState *) PG_GETARG_POINTER(0);
+	const double *elements;
+	double		label;
+	double	   *row;
+
+	if (state == NULL)
+		state = state_create(fcinfo, 3, true, 0);
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		PG_RETURN_POINTER(state);
+	label = PG_GETARG_FLOAT8(2);
+	elements = vector_elements(state, PG_GETARG_ARRAYTYPE_P(1));
+	if (elements == NULL || isnan(label))
+		PG_RETURN_POINTER(state);
+
+	if (state->nrows == state->row_capacity)
+	{
+		int64		capacity = Max(4096, 2 * state->row_capacity);
+
+		check_memory(state, state->users->size, state->user_capacity, capacity);
+		state->rows = grow(state, state->rows, capacity * (state->dim + 1) * sizeof(double));
+		state->row_user = grow(state, state->row_user, capacity * sizeof(uint32));
+		state->row_capacity = capacity;
+	}
+	row = &state->rows[state->nrows * (state->dim + 1)];
+	for (int j = 0; j < state->dim; j++)
+		row[j] = Min(Max(elements[j], -ULDP_MAX_MAGNITUDE), ULDP_MAX_MAGNITUDE);
+	row[state->dim] = Min(Max(label, -ULDP_MAX_MAGNITUDE), ULDP_MAX_MAGNITUDE);
+	state->row_user[state->nrows++] = user_number(state, PG_GETARG_DATUM(3));
+	PG_RETURN_POINTER(state);
+}
+
+int
+uldp_vec_dimension(const UldpVecState *state)
+{
+	return state ? state->dim : 0;
+}
+
+/*
+ * The average of each user's vectors, nusers x dim; "per_user_extra" is the
+ * working memory the release will need per user, checked against the limit
+ * first.
+ */
+double *
+uldp_vec_user_means(UldpVecState *state, int64 *nusers, Size per_user_extra)
+{
+	double	   *means;
+
+	uldp_check_state_memory(state_bytes(state, state->users->size, state->user_capacity, 0) +
+							state->nusers * (state->dim * sizeof(double) + per_user_extra),
+							memory_hint(state));
+	means = palloc_extended(Max(state->nusers * state->dim, 1) * sizeof(double), MCXT_ALLOC_HUGE);
+	for (int64 i = 0; i < state->nusers; i++)
+		for (int j = 0; j < state->dim; j++)
+		{
+			double		mean = state->sums[i * state->dim + j] / state->counts[i];
+
+			means[i * state->dim + j] = isnan(mean) ? 0 : mean;
+		}
+	*nusers = state->nusers;
+	return means;
+}
+
+/*
+ * Each user's rows, contiguous (a counting sort by user number): nusers
+ * entries pointing into one array of nrows x (dim + 1) doubles.
+ */
+UldpUserRows *
+uldp_vec_user_rows(UldpVecState *state, int64 *nusers, Size per_user_extra)
+{
+	int			width = state->dim + 1;
+	int64	   *next;
+	double	   *sorted;
+	UldpUserRows *users;
+
+	uldp_check_state_memory(state_bytes(state, state->users->size, 0, state->row_capacity) +
+							state->nrows * width * sizeof(double) +
+							state->nusers * (sizeof(UldpUserRows) + sizeof(int64) + per_user_extra),
+							memory_hint(state));
+	users = palloc_extended(Max(state->nusers, 1) * sizeof(UldpUserRows),
+							MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	next = palloc_extended(Max(state->nusers, 1) * sizeof(int64), MCXT_ALLOC_HUGE);
+	sorted = palloc_extended(Max(state->nrows * width, 1) * sizeof(double), MCXT_ALLOC_HUGE);
+	for (int64 r = 0; r < state->nrows; r++)
+		users[state->row_user[r]].count++;
+	for (int64 i = 0, position = 0; i < state->nusers; i++)
+	{
+		next[i] = position;
+		users[i].rows = &sorted[position * width];
+		position += users[i].count;
+	}
+	for (int64 r = 0; r < state->nrows; r++)
+		memcpy(&sorted[(next[state->row_user[r]]++) * width],
+			   &state->rows[r * width], width * sizeof(double));
+	pfree(next);
+	*nusers = state->nusers;
+	return users;
+}
