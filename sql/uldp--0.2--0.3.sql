@@ -45,3 +45,17 @@ CREATE AGGREGATE user_dp_sgd(features float8[], label float8, user_id anyelement
 -- Reads only a released model: no budget.
 CREATE FUNCTION uldp.predict(model jsonb, features float8[])
 	RETURNS float8 AS 'MODULE_PATHNAME', 'uldp_predict' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Testing ------------------------------------------------------------------
+
+-- Draws of the discrete Gaussian noise the vector releases add; reads no data.
+CREATE FUNCTION uldp._sample_discrete_gaussian(sigma2 float8, n integer)
+	RETURNS bigint[] AS 'MODULE_PATHNAME', 'uldp_sample_discrete_gaussian' LANGUAGE C STRICT VOLATILE;
+REVOKE ALL ON FUNCTION uldp._sample_discrete_gaussian(float8, integer) FROM PUBLIC;
+
+-- The zCDP budget rho of a release charged (epsilon, delta), and the delta
+-- at which rho-zCDP gives epsilon-DP: for checking doc/privacy.md.
+CREATE FUNCTION uldp.zcdp_rho(epsilon float8, delta float8)
+	RETURNS float8 AS 'MODULE_PATHNAME', 'uldp_zcdp_rho_sql' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp.zcdp_delta(rho float8, epsilon float8)
+	RETURNS float8 AS 'MODULE_PATHNAME', 'uldp_zcdp_delta_sql' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -33,7 +33,10 @@
 
 #include <math.h>
 
+#include "fmgr.h"
+
 #include "accountant.h"
+#include "params.h"
 
 /* the conversion must hold with this relative slack on delta */
 #define DELTA_MARGIN (1.0 - 1e-9)
@@ -111,4 +114,35 @@ double
 uldp_selection_epsilon(double rho)
 {
 	return sqrt(8 * rho);
+}
+
+PG_FUNCTION_INFO_V1(uldp_zcdp_rho_sql);
+PG_FUNCTION_INFO_V1(uldp_zcdp_delta_sql);
+
+/* uldp.zcdp_rho(epsilon, delta) */
+Datum
+uldp_zcdp_rho_sql(PG_FUNCTION_ARGS)
+{
+	double		epsilon = PG_GETARG_FLOAT8(0);
+	double		delta = PG_GETARG_FLOAT8(1);
+
+	uldp_check_epsilon(epsilon);
+	uldp_check_delta(delta);
+	PG_RETURN_FLOAT8(uldp_zcdp_rho(epsilon, delta));
+}
+
+/* uldp.zcdp_delta(rho, epsilon) */
+Datum
+uldp_zcdp_delta_sql(PG_FUNCTION_ARGS)
+{
+	double		rho = PG_GETARG_FLOAT8(0);
+	double		epsilon = PG_GETARG_FLOAT8(1);
+
+	uldp_check_epsilon(epsilon);
+	if (!(rho >= 0 && rho <= ULDP_MAX_EPSILON))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rho must be a finite number between 0 and %g, not %g", ULDP_MAX_EPSILON, rho),
+				 errhint("rho is the zCDP parameter; uldp.zcdp_rho(epsilon, delta) gives the rho of a release.")));
+	PG_RETURN_FLOAT8(uldp_zcdp_delta(rho, epsilon));
 }

@@ -411,3 +411,30 @@ uldp_sample_discrete_laplace(PG_FUNCTION_ARGS)
 	result = construct_array(draws, n, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE);
 	PG_RETURN_ARRAYTYPE_P(result);
 }
+
+PG_FUNCTION_INFO_V1(uldp_sample_discrete_gaussian);
+
+/*
+ * uldp._sample_discrete_gaussian(sigma2, n): n draws of the discrete
+ * Gaussian noise of the vector releases, for the statistical tests; like
+ * the Laplace sampler, it reads no data and is revoked from PUBLIC.
+ */
+Datum
+uldp_sample_discrete_gaussian(PG_FUNCTION_ARGS)
+{
+	double		sigma2 = PG_GETARG_FLOAT8(0);
+	int32		n = PG_GETARG_INT32(1);
+	ArrayType  *result;
+	Datum	   *draws;
+
+	if (!(sigma2 >= 0x1p-8 && sigma2 <= 0x1p48) || n < 0 || n > 100000000)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid arguments for uldp._sample_discrete_gaussian"),
+				 errhint("sigma2 in [2^-8, 2^48], n in [0, 1e8].")));
+	draws = palloc_extended(Max(n, 1) * sizeof(Datum), MCXT_ALLOC_HUGE);
+	for (int32 i = 0; i < n; i++)
+		draws[i] = Int64GetDatum((int64) uldp_discrete_gaussian(sigma2));
+	result = construct_array(draws, n, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE);
+	PG_RETURN_ARRAYTYPE_P(result);
+}
