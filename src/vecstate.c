@@ -109,8 +109,8 @@ static const char *
 memory_hint(const UldpVecState *state)
 {
 	return state->keep_rows
-		? "Each row takes 8 (dimension + 1) + 4 bytes and each user 18 more, and the release needs 8 (dimension + 1) + 16 more a user"
-		: "Each user takes 8 dimension + 22 bytes, and the release needs 16 padded dimension + 16 more";
+		? "Each row takes 8 (dimension + 1) + 4 bytes and each user 18 more; the release needs 8 (dimension + 1) more a row and 8 (padded dimension + 7) more a user"
+		: "Each user takes 8 dimension + 22 bytes, and the release needs 8 (dimension + padded dimension + 4) more";
 }
 
 static void
