@@ -54,6 +54,7 @@
 #include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
@@ -456,7 +457,7 @@ complete_options(SgdOptions *options)
 static void
 append_number(StringInfo out, const char *key, double value)
 {
-	appendStringInfo(out, ", \"%s\": %.17g", key, value);
+	appendStringInfo(out, ", \"%s\": %s", key, float8out_internal(value));
 }
 
 static Datum
@@ -470,7 +471,7 @@ model_jsonb(const SgdOptions *options, const double *theta, int width,
 					 options->loss == LOSS_LOGISTIC ? "logistic" : "squared",
 					 options->method == METHOD_WINSORIZED ? "winsorized" : "phased_erm");
 	for (int j = 0; j < width; j++)
-		appendStringInfo(&out, "%s%.17g", j > 0 ? ", " : "", theta[j]);
+		appendStringInfo(&out, "%s%s", j > 0 ? ", " : "", float8out_internal(theta[j]));
 	appendStringInfoString(&out, "]");
 	append_number(&out, "epsilon", epsilon);
 	append_number(&out, "delta", delta);

@@ -24,7 +24,8 @@ CREATE ROLE analyst LOGIN;
 -- Each user has a personal mean around 50 and between 1 and 199 visits (about 100 on average);
 -- individual amounts are noisy around the user's mean. Normal draws use Box-Muller.
 SELECT setseed(0.42) \g /dev/null
-CREATE TABLE visits (user_id int, amount float8, region int);
+CREATE TABLE visits (user_id int, amount float8, region int,
+                     features float8[] CHECK (cardinality(features) = 2), returned float8);
 WITH users AS (
     SELECT u AS user_id,
            50 + 3 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()) AS mu,
@@ -36,6 +37,9 @@ SELECT users.user_id,
        greatest(0, users.mu + 5 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random())),
        1 + floor(random() * 8)::int
 FROM users, LATERAL generate_series(1, users.n_visits) AS v;
+-- a feature vector per visit, and whether the purchase was returned (a logistic model of it)
+UPDATE visits SET features = ARRAY[(amount - 50) / 5, (region - 4.5) / 2.3];
+UPDATE visits SET returned = (random() < 1 / (1 + exp(-(1.5 * features[1] - features[2] - 1))))::int;
 ANALYZE visits;
 SQL
 uldp_psql -d demo -qAt -c "SELECT format('visits: %s rows, %s users', count(*), count(DISTINCT user_id)) FROM visits"
@@ -64,6 +68,14 @@ SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000, 12.5) FROM visits;
 SELECT (r).lower, (r).upper FROM (SELECT user_dp_range(amount, user_id, 0.5, 0, 1000) r FROM visits) s;
 \echo '-- a filtered release: the mean in region 3, epsilon = 0.5'
 SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000) FROM visits WHERE region = 3;
+\echo '-- the mean of a vector column (rows of l2 norm at most 4), epsilon = 0.5, delta = 1e-7'
+SELECT user_dp_mean(features, user_id, 0.5, 1e-7, 4.0) FROM visits;
+\echo '-- a logistic regression of returned on the features, epsilon = 1.0, delta = 1e-7'
+SELECT user_dp_sgd(features, returned, user_id, 1.0, 1e-7, '{"loss": "logistic"}') AS model FROM visits \gset
+SELECT jsonb_pretty(:'model');
+\echo '-- the model is public once released: predicting costs no budget'
+SELECT f AS features, round(uldp.predict(:'model', f)::numeric, 3) AS p_returned
+FROM (VALUES (ARRAY[0, 0]::float8[]), (ARRAY[2, -1]::float8[]), (ARRAY[-2, 1]::float8[])) v(f);
 \echo '-- raw rows, ordinary aggregates and filters that could raise errors are refused: these must fail'
 \set ON_ERROR_STOP off
 SELECT * FROM visits LIMIT 5;
@@ -73,9 +85,9 @@ SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000) FROM visits WHERE length(regi
 \echo '-- what is left of the budget, and what was spent'
 SELECT * FROM uldp.budget;
 SELECT * FROM uldp.ledger;
-\echo '-- asking for epsilon = 5.0 now exceeds the remaining budget: this must fail'
+\echo '-- asking for epsilon = 2.0 now exceeds the remaining budget: this must fail'
 \set ON_ERROR_STOP off
-SELECT user_dp_mean(amount, user_id, 5.0) FROM visits;
+SELECT user_dp_mean(amount, user_id, 2.0) FROM visits;
 \set ON_ERROR_STOP on
 SQL
 
@@ -83,6 +95,7 @@ if [ -t 0 ] && [ -z "${CI:-}" ]; then
     echo
     echo "You are now in psql as role 'analyst' on database 'demo' (table: visits, protected)."
     echo "Try:  SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000) FROM visits;"
+    echo "      SELECT user_dp_sgd(features, returned, user_id, 0.5, 1e-7, '{\"loss\": \"logistic\"}') FROM visits;"
     echo "      SELECT * FROM uldp.budget;"
     echo "From another terminal (as root):  runuser -u postgres -- psql -h $PGHOST -p $PGPORT -U analyst demo"
     echo "Quit with \\q (or Ctrl-D); the throwaway cluster is then stopped and deleted."
