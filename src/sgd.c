@@ -58,6 +58,7 @@
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
+#include "budget.h"
 #include "highdim.h"
 #include "params.h"
 #include "random.h"
@@ -524,7 +525,7 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 										   uldp_highdim_bytes_per_point(problem.dim + 1));
 	count = uldp_noisy_count(problem.nusers, rho * COUNT_SHARE);
 	rho_rest = rho * (1 - COUNT_SHARE);
-	if (problem.dim == 0 || !uldp_enough_users(count, rho * COUNT_SHARE, delta))
+	if (problem.dim == 0 || !uldp_enough_users(count, rho * COUNT_SHARE, delta * ULDP_SPEND_MARGIN))
 		PG_RETURN_DATUM(model_jsonb(&problem.options, NULL, 0, epsilon, delta));
 
 	typical_norm = problem.options.feature_radius;

@@ -137,7 +137,7 @@ uldp_vector_mean_finalfn(PG_FUNCTION_ARGS)
 		means = uldp_vec_user_means(state, &n, uldp_highdim_bytes_per_point(dim));
 	count = uldp_noisy_count(n, rho * COUNT_SHARE);
 	rho_rest = rho * (1 - COUNT_SHARE);
-	if (dim == 0 || !uldp_enough_users(count, rho * COUNT_SHARE, params.delta))
+	if (dim == 0 || !uldp_enough_users(count, rho * COUNT_SHARE, params.delta * ULDP_SPEND_MARGIN))
 		PG_RETURN_ARRAYTYPE_P(float8_array(NULL, 0));
 
 	radius = params.radius;
