@@ -63,19 +63,10 @@ typedef struct UldpName
 	char		status;
 } UldpName;
 
-static inline uint64
-mix64(uint64 x)
-{
-	/* the splitmix64 finaliser: every input bit reaches every output bit */
-	x = (x ^ (x >> 30)) * UINT64CONST(0xBF58476D1CE4E5B9);
-	x = (x ^ (x >> 27)) * UINT64CONST(0x94D049BB133111EB);
-	return x ^ (x >> 31);
-}
-
 static inline uint32
 user_hash(uint64 id)
 {
-	return (uint32) mix64(id);
+	return (uint32) uldp_mix64(id);
 }
 
 static inline bool

@@ -16,6 +16,15 @@ extern int	uldp_max_state_memory;
 
 typedef struct UldpState UldpState;
 
+/* the splitmix64 finaliser: every input bit reaches every output bit */
+static inline uint64
+uldp_mix64(uint64 x)
+{
+	x = (x ^ (x >> 30)) * UINT64CONST(0xBF58476D1CE4E5B9);
+	x = (x ^ (x >> 27)) * UINT64CONST(0x94D049BB133111EB);
+	return x ^ (x >> 31);
+}
+
 extern void uldp_check_state_memory(Size bytes, const char *hint);
 extern double *uldp_state_user_means(UldpState *state, int64 *nusers);
 

@@ -47,20 +47,11 @@ typedef struct UldpUserIndex
 	char		status;
 } UldpUserIndex;
 
-static inline uint32
-user_key_hash(uint64 key)
-{
-	/* the splitmix64 finaliser */
-	key = (key ^ (key >> 30)) * UINT64CONST(0xBF58476D1CE4E5B9);
-	key = (key ^ (key >> 27)) * UINT64CONST(0x94D049BB133111EB);
-	return (uint32) (key ^ (key >> 31));
-}
-
 #define SH_PREFIX		userindex
 #define SH_ELEMENT_TYPE UldpUserIndex
 #define SH_KEY_TYPE		uint64
 #define SH_KEY			key
-#define SH_HASH_KEY(tb, key) user_key_hash(key)
+#define SH_HASH_KEY(tb, key) ((uint32) uldp_mix64(key))
 #define SH_EQUAL(tb, a, b) ((a) == (b))
 #define SH_SCOPE		static inline
 #define SH_DECLARE
