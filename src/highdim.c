@@ -150,31 +150,28 @@ l2_norm(const double *v, int dim)
 
 /*
  * Rounds a winsorized, centred point to the grid and scales it, in
- * integers, into the l2 ball of "steps".
+ * integers, into the l2 ball of "steps": the rounded steps times a factor,
+ * truncated toward zero, the factor lowered until the norm fits.
  */
 static void
 to_grid(const double *z, int padded, double grid, int64 steps, int64 *out)
 {
-	int128		norm2 = 0;
-	double		factor;
+	double		factor = 1;
 
-	for (int j = 0; j < padded; j++)
+	for (;;)
 	{
-		double		step = rint(z[j] / grid);
+		int128		norm2 = 0;
 
-		out[j] = (int64) Min(Max(step, -(double) steps), (double) steps);
-		norm2 += (int128) out[j] * out[j];
-	}
-	factor = (double) steps / sqrt((double) norm2);
-	while (norm2 > (int128) steps * steps)
-	{
-		factor *= 1 - 0x1p-30;
-		norm2 = 0;
 		for (int j = 0; j < padded; j++)
 		{
-			out[j] = (int64) trunc((double) out[j] * factor);
+			double		step = Min(Max(rint(z[j] / grid), -(double) steps), (double) steps);
+
+			out[j] = (int64) trunc(step * factor);
 			norm2 += (int128) out[j] * out[j];
 		}
+		if (norm2 <= (int128) steps * steps)
+			return;
+		factor = Min(factor, (double) steps / sqrt((double) norm2)) * (1 - 0x1p-30);
 	}
 }
 

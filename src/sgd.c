@@ -455,10 +455,12 @@ complete_options(SgdOptions *options)
 	}
 }
 
+/* ", key: value", unless value is 0: a scale that was never determined */
 static void
 append_number(StringInfo out, const char *key, double value)
 {
-	appendStringInfo(out, ", \"%s\": %s", key, float8out_internal(value));
+	if (value != 0)
+		appendStringInfo(out, ", \"%s\": %s", key, float8out_internal(value));
 }
 
 static Datum
@@ -481,7 +483,7 @@ model_jsonb(const SgdOptions *options, const double *theta, int width,
 		append_number(&out, "phases", options->phases);
 	append_number(&out, "step_size", options->step_size);
 	append_number(&out, "radius", options->radius);
-	append_number(&out, "l2", options->l2);
+	appendStringInfo(&out, ", \"l2\": %s", float8out_internal(options->l2));
 	append_number(&out, "feature_radius", options->feature_radius);
 	if (options->loss == LOSS_SQUARED)
 		append_number(&out, "label_bound", options->label_bound);
@@ -597,12 +599,9 @@ read_model(Jsonb *jsonb, MemoryContext context)
 
 	if (loss == NULL || !(option_is(loss, "logistic") || option_is(loss, "squared")))
 		refuse_model("no loss \"logistic\" or \"squared\"");
-	if (radius == NULL || radius->type != jbvNumeric)
-		refuse_model("no feature_radius");
 	if (weights == NULL || weights->type != jbvBinary)
 		refuse_model("no weights");
 	model->logistic = option_is(loss, "logistic");
-	model->feature_radius = option_number("feature_radius", radius);
 	model->weights = MemoryContextAlloc(context, Max(JsonContainerSize(weights->val.binary.data), 1) * sizeof(double));
 	it = JsonbIteratorInit(weights->val.binary.data);
 	while ((token = JsonbIteratorNext(&it, &value, true)) != WJB_DONE)
@@ -614,6 +613,9 @@ read_model(Jsonb *jsonb, MemoryContext context)
 		}
 	if (model->width < 2)
 		refuse_model("no weights: the release had too few users");
+	if (radius == NULL || radius->type != jbvNumeric)
+		refuse_model("no feature_radius");
+	model->feature_radius = option_number("feature_radius", radius);
 	if (!(model->feature_radius > 0))
 		refuse_model("feature_radius must be positive");
 	model->jsonb_size = VARSIZE(jsonb);

@@ -50,28 +50,35 @@ SELECT function_returns('public', 'user_dp_range',
 SELECT is(
     (SELECT array_agg(p.oid::regprocedure::text ORDER BY p.oid::regprocedure::text)
      FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace
-       AND p.proname IN ('user_dp_mean', 'user_dp_range')),
+       AND p.proname IN ('user_dp_mean', 'user_dp_range', 'user_dp_sgd')),
     ARRAY['user_dp_mean(double precision,anyelement,double precision)',
           'user_dp_mean(double precision,anyelement,double precision,double precision,double precision)',
           'user_dp_mean(double precision,anyelement,double precision,double precision,double precision,double precision)',
+          'user_dp_mean(double precision[],anyelement,double precision,double precision)',
+          'user_dp_mean(double precision[],anyelement,double precision,double precision,double precision)',
+          'user_dp_mean(double precision[],anyelement,double precision,double precision,double precision,double precision)',
           'user_dp_range(double precision,anyelement,double precision)',
           'user_dp_range(double precision,anyelement,double precision,double precision,double precision)',
-          'user_dp_range(double precision,anyelement,double precision,double precision,double precision,double precision)'],
-    'exactly these six aggregates are created in the current schema');
+          'user_dp_range(double precision,anyelement,double precision,double precision,double precision,double precision)',
+          'user_dp_sgd(double precision[],double precision,anyelement,double precision,double precision)',
+          'user_dp_sgd(double precision[],double precision,anyelement,double precision,double precision,jsonb)'],
+    'exactly these eleven aggregates are created in the current schema');
 
 SELECT is(
     (SELECT array_agg(DISTINCT format('%s/%s/%s/%s/%s/%s/%s', a.aggtranstype::regtype, a.aggtransfn,
                                       a.aggcombinefn, a.aggserialfn, a.aggdeserialfn, a.aggfinalmodify,
                                       p.proparallel))
      FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
-     WHERE p.pronamespace = 'public'::regnamespace AND p.proname IN ('user_dp_mean', 'user_dp_range')),
+     WHERE p.pronamespace = 'public'::regnamespace AND p.proname IN ('user_dp_mean', 'user_dp_range')
+       AND p.proargtypes[0] = 'float8'::regtype),
     ARRAY['internal/uldp.user_transfn/uldp.user_combinefn/uldp.user_serialfn/uldp.user_deserialfn/r/s'],
-    'all six: internal state, combine/serialize/deserialize (partial aggregation), read-only final function, parallel safe');
+    'all six scalar ones: internal state, combine/serialize/deserialize (partial aggregation), read-only final function, parallel safe');
 SELECT is(
     (SELECT array_agg(DISTINCT a.aggfinalfn::text ORDER BY a.aggfinalfn::text)
      FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
-     WHERE p.pronamespace = 'public'::regnamespace AND p.proname = 'user_dp_mean'),
-    ARRAY['uldp.mean_finalfn'], 'user_dp_mean finishes with uldp.mean_finalfn');
+     WHERE p.pronamespace = 'public'::regnamespace AND p.proname = 'user_dp_mean'
+       AND p.proargtypes[0] = 'float8'::regtype),
+    ARRAY['uldp.mean_finalfn'], 'user_dp_mean on float8 finishes with uldp.mean_finalfn');
 SELECT is(
     (SELECT array_agg(DISTINCT a.aggfinalfn::text ORDER BY a.aggfinalfn::text)
      FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
@@ -121,7 +128,9 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    '_safe_arith_int2', '_safe_arith_int4', '_safe_arith_int8',
                                    '_safe_arith_float4', '_safe_arith_float8', '_safe_arith_numeric',
                                    '_safe_cast_int2', '_safe_cast_int4', '_safe_cast_int8',
-                                   '_safe_cast_float4', '_safe_cast_float8'],
+                                   '_safe_cast_float4', '_safe_cast_float8',
+                                   '_sample_discrete_gaussian', 'vector_transfn', 'vector_mean_finalfn',
+                                   'sgd_transfn', 'sgd_finalfn', 'predict', 'zcdp_rho', 'zcdp_delta'],
     'schema uldp has exactly the expected functions');
 SELECT columns_are('uldp', 'budget_data',
     ARRAY['role', 'epsilon_limit', 'delta_limit', 'epsilon_spent', 'delta_spent'], 'budget_data columns');

@@ -368,8 +368,172 @@ def neighbours():
         print("              P(no bin has LCB > %g) <= P(bin %d has not) = %.2g" % (thr, best[1], best[0]))
 
 
+# ---------------------------------------------------------------------------------------------
+# discrete_gaussian.sql: P(z) proportional to exp(-z^2 / (2 s)), s = sigma2 rounded UP to 24
+# significant bits (src/noise.c)
+
+DG_N = 200000
+DG_SETTINGS = [(0.5, 1), (3.0, 1), (1000.7, 7)]  # (sigma2, bin width)
+DG_ALPHA_GOF = 1e-7
+DG_ALPHA_MOMENT = 1e-8
+DG_BLOCKS, DG_BLOCK = 100, 2000
+
+
+def dyadic_ceil(x):
+    """x rounded up to 24 significant bits, as src/noise.c rounds sigma2."""
+    m, e = math.frexp(x)
+    return math.ceil(math.ldexp(m, 24)) * 2.0 ** (e - 24)
+
+
+def dg_pmf(s):
+    """{z: P(z)} over |z| <= L, L = 40 sd + 2 (the mass beyond is < exp(-800))."""
+    L = int(40 * math.sqrt(s)) + 2
+    w = {z: math.exp(-z * z / (2 * s)) for z in range(-L, L + 1)}
+    t = sum(w.values())
+    return {z: v / t for z, v in w.items()}
+
+
+def dg_categories(pmf, w, M):
+    """category k in [-M, M]: z nearest to k w (w odd), the two ends take the tails."""
+    h = (w - 1) // 2
+    ps = [0.0] * (2 * M + 1)
+    for z, p in pmf.items():
+        k = max(-M, min(M, math.floor((z + h) / w)))
+        ps[k + M] += p
+    return ps
+
+
+def discrete_gaussian():
+    print("== discrete_gaussian.sql: N = %d draws per setting" % DG_N)
+    for sigma2, w in DG_SETTINGS:
+        s = dyadic_ceil(sigma2)
+        pmf = dg_pmf(s)
+        M = 0
+        while min(DG_N * p for p in dg_categories(pmf, w, M + 1)) >= 20:
+            M += 1
+        p0 = dg_categories(pmf, w, M)
+        df = len(p0) - 1
+        crit = chi2_isf(DG_ALPHA_GOF, df)
+        print("sigma2=%r (rounded up: %.17g): width %d, categories k in [-%d, %d], df %d, min expected %.1f,"
+              " crit(1e-7) %.4f" % (sigma2, s, w, M, M, df, DG_N * min(p0), up(crit)))
+        for f, label in ((1.2, "sigma2*1.2"), (1 / 1.2, "sigma2/1.2")):
+            p1 = dg_categories(dg_pmf(dyadic_ceil(sigma2 * f)), w, M)
+            lam = DG_N * sum((a - b) ** 2 / b for a, b in zip(p1, p0))
+            print("    power, draws at %s: noncentrality %.0f, P(not rejected) <= %.2g"
+                  % (label, lam, pearson_power_failure(DG_N, p1, p0, crit)))
+        # the discrete Gaussian is s-subgaussian (Canonne, Kamath, Steinke 2020, Cor. 9):
+        # P(|mean| >= a) <= 2 exp(-N a^2 / (2 s))
+        a = math.sqrt(2 * s * math.log(2 / DG_ALPHA_MOMENT) / DG_N)
+        var = sum(z * z * p for z, p in pmf.items())
+        fourth = sum(z ** 4 * p for z, p in pmf.items())
+        print("    mean: |mean| < %.6g (subgaussian), P(false failure) <= %g" % (up_sig(a), DG_ALPHA_MOMENT))
+        kurt = fourth / var ** 2 - 1  # Var(z^2) / var^2
+        delta = 0.05
+        while True:
+            pb = kurt / (DG_BLOCK * delta ** 2)
+            if pb < 0.5 and binom_tail_ge(DG_BLOCKS, pb, DG_BLOCKS // 2) <= DG_ALPHA_MOMENT:
+                break
+            delta += 0.01
+        print("    variance %.12g (exact; sigma2' %.12g): median of %d block means of z^2 within (1 +- %.2f) var;"
+              " block miss prob %.3f, P(false failure) <= %.2g"
+              % (var, s, DG_BLOCKS, delta, pb, binom_tail_ge(DG_BLOCKS, pb, DG_BLOCKS // 2)))
+
+
+# ---------------------------------------------------------------------------------------------
+# vector_mean.sql
+
+VM_RHO = {1: 0.024355970357362366, 16: 3.3504647039844713}  # uldp.zcdp_rho(eps, 1e-6)
+VM_ACC_RELEASES = 200
+VM_ACC_ALPHA = 2e-10    # each of the 5 tail bounds of one release
+VM_NB_K = 2000          # releases of D and of D' at eps = 1
+VM_NB_POWER_K = 1000    # releases of D and of D' at 16 eps
+VM_NB_ALPHA = 1e-8      # each one-sided KL bound
+VM_NB_N = 100           # users of D, all at 0; D' adds one at 1 (radius 1, dimension 1)
+VM_NB_EVENTS = [-0.05, 0.0, 0.05, 0.1]   # E_c = {released and x > c}; also "empty"
+
+
+def phi_sf(x):
+    return 0.5 * math.erfc(x / math.sqrt(2))
+
+
+def vm_event_probs(rho, n, radius, cs, delta=1e-6):
+    """P_D and P_D' of {released and x > c} (and of "empty": c = None), the sum noise taken as
+    continuous Gaussian (its sd is 2^20 grid steps, so the discreteness is invisible)."""
+    s2c = 4 / rho
+    T = 1 + math.sqrt(s2c * (1 + 2 ** -22)) * math.sqrt(2 * math.log(1 / delta))
+    K = math.floor(math.sqrt(2 * rho * 7 / 8) * 2 ** 20)
+    sn = radius / K * 2 ** 20
+    L = int(math.sqrt(s2c) * 40) + 2
+    w = {z: math.exp(-z * z / (2 * s2c)) for z in range(-L, L + 1)}
+    t = sum(w.values())
+    out = []
+    for c in cs:
+        pd = pd1 = 0.0
+        for z, wz in w.items():
+            for cnt, shift, is_d in ((n + z, 0.0, True), (n + 1 + z, radius, False)):
+                if c is None:
+                    q = 1.0 if cnt < T else 0.0
+                else:
+                    q = phi_sf((c * cnt - shift) / sn) if cnt >= T else 0.0
+                if is_d:
+                    pd += wz / t * q
+                else:
+                    pd1 += wz / t * q
+        out.append((c, pd, pd1))
+    return out, T, sn / n
+
+
+def dp_test_fail_prob(a, b, k, lnia, eps, delta):
+    """P(lower(n1) <= e^eps upper(n2) + delta) for n1 ~ Bin(k, a), n2 ~ Bin(k, b): the
+    probability that the test does NOT detect a violation of (eps, delta) on this event."""
+    up_ = [kl_upper(m, k, lnia) for m in range(k + 1)]
+    lo_ = [kl_lower(m, k, lnia) for m in range(k + 1)]
+    pb = [math.exp(log_binom_pmf(k, m, b)) for m in range(k + 1)]
+    total = 0.0
+    for n1 in range(k + 1):
+        w1 = math.exp(log_binom_pmf(k, n1, a))
+        if w1 < 1e-300:
+            continue
+        total += w1 * sum(pb[m] for m in range(k + 1) if lo_[n1] <= math.exp(eps) * up_[m] + delta)
+    return total
+
+
+def vector_mean():
+    print("== vector_mean.sql")
+    # (a) accuracy: 400 users, radius 4, dimension 3 (padded to 4), eps 1, delta 1e-6, no range
+    rho = VM_RHO[1] * (1 - 1e-11)   # the release uses zcdp_rho(eps (1-2^-40), delta (1-2^-40))
+    n, radius, mnorm = 400, 4.0, math.sqrt(1 + 4 + 0.25)
+    s2c = 4 / rho * (1 + 2 ** -22)
+    z = math.sqrt(2 * math.log(2 / VM_ACC_ALPHA))
+    tc = math.sqrt(s2c) * z
+    K = math.floor(math.sqrt(2 * rho * 7 / 8) * 2 ** 20)
+    g = radius / K
+    t1 = 2 ** 20 * z
+    bound = (mnorm * tc + 8 * n * g + 2 * g * t1) / (n - tc)
+    print("   accuracy: rho %.6g, count sd %.4f, tc %.3f, K %d steps, grid %.4g, noise sd per coordinate of the"
+          " mean %.5f" % (rho, math.sqrt(s2c), tc, K, g, g * 2 ** 20 / n))
+    print("   bound (|m| tc + 8 n g + 2 g t1) / (n - tc) = %.6f -> %.4f; P(false failure) <= %d x 5 x %g = %.2g"
+          % (bound, up(bound, 3), VM_ACC_RELEASES, VM_ACC_ALPHA, VM_ACC_RELEASES * 5 * VM_ACC_ALPHA))
+    # (b) neighbours
+    lnia = math.log(1 / VM_NB_ALPHA)
+    cs = [None] + VM_NB_EVENTS
+    for e, k in ((1, VM_NB_K), (16, VM_NB_POWER_K)):
+        out, T, sd = vm_event_probs(VM_RHO[e], VM_NB_N, 1.0, cs)
+        print("   neighbours at eps %g: threshold %.2f users, sd of the mean %.5f, K %d" % (e, T, sd, k))
+        for c, a, b in out:
+            print("      event %s: p_D %.5f p_D' %.5f loss %+.3f" % ("empty" if c is None else "x > %g" % c, a, b,
+                  math.log(b / a) if a > 0 and b > 0 else float('nan')))
+    out, _, _ = vm_event_probs(VM_RHO[16], VM_NB_N, 1.0, [0.005])
+    a, b = out[0][1], out[0][2]
+    print("   power: releases at eps 16 judged at eps 1 on x > 0.005: p_D %.4f p_D' %.4f; P(not detected) <= %.3g"
+          % (a, b, dp_test_fail_prob(b, a, VM_NB_POWER_K, lnia, 1.0, 1e-6)))
+    print("   main test: %d events x 4 bounds x %g = %.2g" % (len(cs), VM_NB_ALPHA, len(cs) * 4 * VM_NB_ALPHA))
+
+
 if __name__ == "__main__":
     self_check()
     noise()
     em()
     neighbours()
+    discrete_gaussian()
+    vector_mean()

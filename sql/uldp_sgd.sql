@@ -1,0 +1,164 @@
+-- user_dp_sgd and uldp.predict (uldp 0.3) in the seeded test mode
+SET uldp.test_seed = 42;
+SET extra_float_digits = 0;
+SELECT uldp.set_budget(current_user::regrole, 1e6, 0.5);
+
+-- a model with its numbers rounded (weights to "digits" decimals, the rest to 6 significant)
+CREATE FUNCTION model_round(m jsonb, digits int DEFAULT 4) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+	SELECT jsonb_object_agg(key, CASE
+		WHEN key = 'weights' THEN coalesce((SELECT jsonb_agg(round(w::numeric, digits) ORDER BY i)
+											FROM jsonb_array_elements_text(value) WITH ORDINALITY t(w, i)), '[]')
+		WHEN jsonb_typeof(value) = 'number' THEN to_jsonb(round((value::text)::numeric, 6))
+		ELSE value END)
+	FROM jsonb_each(m) $$;
+
+-- 300 users, 1 + u % 4 rows each: x in [-1, 1]^2, y = 2 x1 - x2 + 0.5 (+ a small wobble),
+-- and a logistic label c = 1 if x1 > x2
+CREATE TABLE sgd_rows AS
+	SELECT u AS user_id, j AS row_no, x,
+		   2 * x[1] - x[2] + 0.5 + ((u * 7 + j * 3) % 5 - 2) * 0.05 AS y,
+		   (x[1] > x[2])::int::float8 AS c
+	FROM generate_series(1, 300) u, generate_series(0, 3) j,
+		 LATERAL (SELECT ARRAY[((u * 13 + j * 29) % 41) / 20.0 - 1,
+							   ((u * 17 + j * 11) % 37) / 18.0 - 1]::float8[] AS x) xx
+	WHERE j <= u % 4;
+SELECT count(*) AS rows, count(DISTINCT user_id) AS users FROM sgd_rows;
+
+-- linear regression, default options: winsorized gradient descent, private scales
+SELECT model_round(user_dp_sgd(x, y, user_id, 1.0, 1e-6)) FROM sgd_rows;
+-- with public scales the fit is close to y = 2 x1 - x2 + 0.5
+SET uldp.test_seed = 43;
+SELECT model_round(user_dp_sgd(x, y, user_id, 4.0, 1e-6,
+	'{"feature_radius": 1.5, "label_bound": 4, "radius": 5, "iterations": 100, "gradient_clip": 8}'))
+FROM sgd_rows;
+SET uldp.test_seed = 43;
+SELECT model_round(user_dp_sgd(x, y, user_id, 4.0, 1e-6,
+	'{"feature_radius": 1.5, "label_bound": 4, "radius": 5, "iterations": 100, "gradient_clip": 8}'), 2)
+	-> 'weights' AS same_seed_same_weights
+FROM sgd_rows;
+-- phased ERM, with tau and l2
+SET uldp.test_seed = 44;
+SELECT model_round(user_dp_sgd(x, y, user_id, 4.0, 1e-6,
+	'{"method": "phased_erm", "phases": 2, "iterations": 20, "tau": 1, "l2": 0, "feature_radius": 1.5}'))
+FROM sgd_rows;
+-- logistic regression, both methods
+SET uldp.test_seed = 45;
+SELECT model_round(user_dp_sgd(x, c, user_id, 2.0, 1e-6, '{"loss": "logistic", "iterations": 30}'))
+FROM sgd_rows;
+SET uldp.test_seed = 46;
+SELECT model_round(user_dp_sgd(x, c, user_id, 2.0, 1e-6,
+	'{"loss": "logistic", "method": "phased_erm", "step_size": 0.5, "radius": 10}'))
+FROM sgd_rows;
+-- the keys of each kind of model
+SELECT string_agg(k, ' ' ORDER BY k) AS keys
+FROM (SELECT user_dp_sgd(x, c, user_id, 2.0, 1e-6,
+		'{"loss": "logistic", "method": "phased_erm", "tau": 2}') AS m FROM sgd_rows) s,
+	 jsonb_object_keys(m) k;
+SELECT string_agg(k, ' ' ORDER BY k) AS keys
+FROM (SELECT user_dp_sgd(x, y, user_id, 2.0, 1e-6, NULL) AS m FROM sgd_rows) s, jsonb_object_keys(m) k;
+
+-- predict with a released model
+SET uldp.test_seed = 47;
+CREATE TABLE sgd_models AS
+	SELECT 'linear' AS name, user_dp_sgd(x, y, user_id, 4.0, 1e-6,
+		'{"feature_radius": 1.5, "label_bound": 4, "radius": 5, "iterations": 100, "gradient_clip": 8}') AS model
+	FROM sgd_rows
+	UNION ALL
+	SELECT 'logistic', user_dp_sgd(x, c, user_id, 4.0, 1e-6,
+		'{"loss": "logistic", "feature_radius": 1.5, "radius": 20, "iterations": 100}')
+	FROM sgd_rows;
+SELECT name, model_round(model) FROM sgd_models ORDER BY name;
+-- predictions: the linear model's mean absolute error, the logistic model's accuracy
+SELECT round(avg(abs(uldp.predict(m.model, x) - y))::numeric, 2) < 0.5 AS linear_fits
+FROM sgd_rows, sgd_models m WHERE m.name = 'linear';
+SELECT avg(((uldp.predict(m.model, x) > 0.5)::int::float8 = c)::int) > 0.9 AS logistic_fits,
+	   min(uldp.predict(m.model, x)) > 0 AND max(uldp.predict(m.model, x)) < 1 AS probabilities
+FROM sgd_rows, sgd_models m WHERE m.name = 'logistic';
+-- the prediction is weights . x + intercept, with x clipped to the feature radius
+SELECT round(uldp.predict('{"loss": "squared", "weights": [2, -1, 0.5], "feature_radius": 10}', '{1, 2}')::numeric, 6) AS linear,
+	   round(uldp.predict('{"loss": "squared", "weights": [2, -1, 0.5], "feature_radius": 1}', '{3, 4}')::numeric, 6) AS clipped,
+	   round(uldp.predict('{"loss": "logistic", "weights": [1, 0], "feature_radius": 5}', '{0}')::numeric, 6) AS half,
+	   round(uldp.predict('{"loss": "logistic", "weights": [1, 0], "feature_radius": 50}', '{40}')::numeric, 6) AS near_one;
+SELECT uldp.predict('{"loss": "squared", "weights": [2, -1, 0.5], "feature_radius": 10}', '{1, NULL}') IS NULL AS null_feature,
+	   uldp.predict(NULL, '{1, 2}') IS NULL AS null_model;
+SELECT provolatile, proisstrict FROM pg_proc WHERE oid = 'uldp.predict(jsonb, float8[])'::regprocedure;
+-- invalid models and features
+SELECT uldp.predict('{}', '{1}');
+SELECT uldp.predict('[1, 2]', '{1}');
+SELECT uldp.predict('{"loss": "hinge", "weights": [1, 0], "feature_radius": 1}', '{1}');
+SELECT uldp.predict('{"loss": "squared", "weights": [1, 0]}', '{1}');
+SELECT uldp.predict('{"loss": "squared", "weights": [1, 0], "feature_radius": 0}', '{1}');
+SELECT uldp.predict('{"loss": "squared", "weights": [1, "a"], "feature_radius": 1}', '{1}');
+SELECT uldp.predict('{"loss": "squared", "weights": [], "feature_radius": 1}', '{}');
+SELECT uldp.predict('{"loss": "squared", "weights": 3, "feature_radius": 1}', '{1}');
+SELECT uldp.predict(model, '{1, 2, 3}') FROM sgd_models WHERE name = 'linear';
+SELECT uldp.predict(model, '{1}') FROM sgd_models WHERE name = 'logistic';
+
+-- too few users: no weights, and predict refuses the model
+SET uldp.test_seed = 48;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6) -> 'weights' AS few_users FROM sgd_rows WHERE user_id <= 5;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6) -> 'weights' AS empty FROM sgd_rows WHERE false;
+SELECT uldp.predict(user_dp_sgd(x, y, user_id, 1.0, 1e-6), '{1, 2}') FROM sgd_rows WHERE false;
+
+-- rows with a NULL feature vector, element, label or user, or a NaN, are skipped
+SET uldp.test_seed = 49;
+SELECT model_round(user_dp_sgd(x, y, user_id, 2.0, 1e-6, '{"iterations": 10}')) -> 'weights' AS plain FROM sgd_rows;
+SET uldp.test_seed = 49;
+SELECT model_round(user_dp_sgd(x, y, user_id, 2.0, 1e-6, '{"iterations": 10}')) -> 'weights' AS with_skipped
+FROM (SELECT x, y, user_id FROM sgd_rows
+	  UNION ALL VALUES (NULL::float8[], 1::float8, 1), ('{1, 1}', NULL, 2), ('{1, 1}', 1, NULL),
+					   ('{1, NULL}', 1, 3), ('{NaN, 1}', 1, 4), ('{1, 1}', 'NaN', 5)) s(x, y, user_id);
+-- the dimension must be the same on every row
+SELECT user_dp_sgd(x, y, u, 1.0, 1e-6) FROM (VALUES ('{1, 2}'::float8[], 1::float8, 1), ('{1}', 1, 2)) s(x, y, u);
+
+-- options are checked before anything is released
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '[1]') FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"loss": "hinge"}') FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"method": "adam"}') FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"iterations": 0}') FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"iterations": 10001}') FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"iterations": 2.5}') FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"phases": 21}') FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"step_size": 0}') FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"radius": -1}') FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"feature_radius": "big"}') FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"label_bound": 0}') FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"gradient_clip": null}') FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"tau": 0}') FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"l2": -0.1}') FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"learning_rate": 0.1}') FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 0, 1e-6) FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 0) FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, NULL) FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6) OVER () FROM sgd_rows LIMIT 1;
+-- a tiny budget: the noisy count of users (sd ~ 2e7) is below the threshold, no model
+SELECT user_dp_sgd(x, y, user_id, 1e-6, 1e-10, '{"iterations": 10000}') -> 'weights' AS tiny_budget FROM sgd_rows;
+
+-- the ledger: each release charged (epsilon, delta), also one without enough users
+SELECT user_dp_sgd(x, y, user_id, 0.375, 3e-7) -> 'weights' FROM sgd_rows WHERE false;
+SELECT function, epsilon, delta FROM uldp.ledger ORDER BY at DESC LIMIT 1;
+
+-- protected tables: an analyst without SELECT may train over the privacy unit
+CREATE ROLE uldp_sgd_analyst LOGIN;
+CREATE TABLE sgd_protected AS SELECT user_id, x, y, c, user_id % 3 AS region FROM sgd_rows;
+SELECT uldp.protect_table('sgd_protected', 'user_id');
+SELECT uldp.set_budget('uldp_sgd_analyst', 100, 1e-3);
+SET uldp.test_seed = 50;
+SET SESSION AUTHORIZATION uldp_sgd_analyst;
+SELECT model_round(user_dp_sgd(x, y, user_id, 2.0, 1e-6, '{"iterations": 20}')) AS analyst FROM sgd_protected;
+SELECT jsonb_array_length(user_dp_sgd(x, c, user_id, 2.0, 1e-6, '{"loss": "logistic"}') -> 'weights') AS filtered
+FROM sgd_protected WHERE region = 1;
+SELECT user_dp_sgd(x, y, region, 2.0, 1e-6) FROM sgd_protected;
+SELECT model_round(user_dp_sgd(x, y, user_id, 2.0, 1e-6)) -> 'weights' AS label_filter FROM sgd_protected WHERE y > 0;
+SELECT x FROM sgd_protected LIMIT 1;
+RESET SESSION AUTHORIZATION;
+SELECT function, epsilon, delta FROM uldp.ledger
+WHERE role = 'uldp_sgd_analyst'::regrole ORDER BY at;
+
+DROP TABLE sgd_protected;
+DELETE FROM uldp.budget_data WHERE role = 'uldp_sgd_analyst'::regrole;
+DROP ROLE uldp_sgd_analyst;
+DROP TABLE sgd_models;
+DROP TABLE sgd_rows;
+DROP FUNCTION model_round(jsonb, int);
+RESET uldp.test_seed;
