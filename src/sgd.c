@@ -67,9 +67,13 @@
 
 #define COUNT_SHARE 0.125
 #define SCALE_SHARE 0.125
-/* private scales: feature_radius = 2.5 and label_bound = 3 times the median
- * over users of the root mean square feature norm or label */
-#define FEATURE_RADIUS_PER_MEDIAN 2.5
+/*
+ * Private scales: the median over users of the root mean square feature
+ * norm (or label) is the typical norm (label); feature_radius is 1.5
+ * (logistic: a score is robust to shrinking outlying rows) or 2.5 (squared:
+ * shrinking rows biases the slopes) times it, label_bound 3 times it.
+ */
+#define FEATURE_RADIUS_PER_MEDIAN(loss) ((loss) == LOSS_LOGISTIC ? 1.5 : 2.5)
 #define LABEL_BOUND_PER_MEDIAN 3.0
 #define DEFAULT_ITERATIONS 50
 #define DEFAULT_PHASES 3
@@ -431,27 +435,34 @@ clip_rows(SgdProblem *problem)
 		}
 }
 
-/* Fills in the defaults that depend on the (private) scales. */
+/*
+ * Fills in the defaults that depend on the (private) scales; typical_norm
+ * is the typical feature norm.
+ */
 static void
-complete_options(SgdOptions *options)
+complete_options(SgdOptions *options, double typical_norm)
 {
-	double		extended = sqrt(options->feature_radius * options->feature_radius + 1);
-
 	if (options->loss == LOSS_LOGISTIC)
 	{
 		/* |sigmoid - y| <= 1: the exact bound of a row's gradient */
 		if (options->radius == 0)
 			options->radius = 10;
 		if (options->gradient_clip == 0)
-			options->gradient_clip = extended;
+			options->gradient_clip = sqrt(options->feature_radius * options->feature_radius + 1);
 	}
 	else
 	{
 		if (options->radius == 0)
 			options->radius = 10 * options->label_bound * Max(1, 1 / options->feature_radius);
-		/* residuals of twice the largest label */
+		/*
+		 * A user's average gradient is its average residual times x; its
+		 * worst case (residuals of twice the largest label at the largest
+		 * norm) is rarely approached, and the typical one, a typical label
+		 * at a typical norm, is clipped little while adding far less noise.
+		 */
 		if (options->gradient_clip == 0)
-			options->gradient_clip = 2 * options->label_bound * extended;
+			options->gradient_clip = options->label_bound / LABEL_BOUND_PER_MEDIAN *
+				sqrt(typical_norm * typical_norm + 1);
 	}
 }
 
@@ -535,7 +546,7 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 	{
 		typical_norm = uldp_private_scale(user_rms(&problem, false), problem.nusers,
 										  rho * SCALE_SHARE);
-		problem.options.feature_radius = FEATURE_RADIUS_PER_MEDIAN * typical_norm;
+		problem.options.feature_radius = FEATURE_RADIUS_PER_MEDIAN(problem.options.loss) * typical_norm;
 		rho_rest -= rho * SCALE_SHARE;
 	}
 	if (problem.options.loss == LOSS_SQUARED && problem.options.label_bound == 0)
@@ -544,7 +555,7 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 			uldp_private_scale(user_rms(&problem, true), problem.nusers, rho * SCALE_SHARE);
 		rho_rest -= rho * SCALE_SHARE;
 	}
-	complete_options(&problem.options);
+	complete_options(&problem.options, typical_norm);
 	clip_rows(&problem);
 	problem.smoothness = (typical_norm * typical_norm + 1) *
 		(problem.options.loss == LOSS_LOGISTIC ? 0.25 : 1);
