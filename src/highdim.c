@@ -114,6 +114,7 @@ ranges_private(const double *rotated, int64 n, int padded, double radius,
 			   double rho, double *centre, double *half)
 {
 	double	   *values = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
+	double	   *offset = palloc(padded * sizeof(double));
 	double		epsilon_centre = uldp_selection_epsilon(rho * 2 / 3 / padded);
 	double		tau;
 
@@ -125,27 +126,16 @@ ranges_private(const double *rotated, int64 n, int padded, double radius,
 	}
 	for (int64 i = 0; i < n; i++)
 	{
-		double		distance = 0;
-
 		for (int j = 0; j < padded; j++)
-			distance += (rotated[i * padded + j] - centre[j]) * (rotated[i * padded + j] - centre[j]);
-		values[i] = sqrt(distance);
+			offset[j] = rotated[i * padded + j] - centre[j];
+		values[i] = uldp_l2_norm(offset, padded);
 	}
 	tau = uldp_private_median(values, n, 0, 2 * radius, radius * 0x1p-40,
 							  uldp_selection_epsilon(rho / 3));
 	for (int j = 0; j < padded; j++)
 		half[j] = 2 * tau * coordinate_factor(padded);
 	pfree(values);
-}
-
-static double
-l2_norm(const double *v, int dim)
-{
-	double		norm = 0;
-
-	for (int j = 0; j < dim; j++)
-		norm += v[j] * v[j];
-	return sqrt(norm);
+	pfree(offset);
 }
 
 /*
@@ -208,7 +198,7 @@ uldp_highdim_mean(double *points, int64 n, int dim, double radius, double tau,
 			ranges_private(rotated, n, padded, radius, rho * RANGE_SHARE, centre, half);
 		else
 			ranges_with_tau(rotated, n, padded, radius, tau, rho * RANGE_SHARE, centre, half);
-		sensitivity = Min(l2_norm(half, padded), radius + l2_norm(centre, padded));
+		sensitivity = Min(uldp_l2_norm(half, padded), radius + uldp_l2_norm(centre, padded));
 		winsorize = sensitivity < radius;
 		if (!winsorize)
 		{

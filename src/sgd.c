@@ -285,12 +285,6 @@ user_gradient(const SgdProblem *problem, const UldpUserRows *user,
 		out[j] /= (double) Max(user->count, 1);
 }
 
-static void
-project(double *theta, int width, double radius)
-{
-	uldp_clip_to_ball(theta, width, radius);
-}
-
 /*
  * Algorithm 3 on the users listed in "members" (all users if NULL):
  * "iterations" private gradient steps of rho_step each, from theta (which
@@ -320,7 +314,7 @@ winsorized_descent(const SgdProblem *problem, const int64 *members,
 		for (int j = 0; j < width; j++)
 			theta[j] -= step * (gradient[j] + options->l2 * theta[j] +
 								lambda * (theta[j] - anchor[j]));
-		project(theta, width, options->radius);
+		uldp_clip_to_ball(theta, width, options->radius);
 		if (2 * t >= options->iterations - 1)
 		{
 			for (int j = 0; j < width; j++)
@@ -395,22 +389,10 @@ user_rms(const SgdProblem *problem, bool label)
 		for (int64 r = 0; r < user->count; r++)
 		{
 			const double *row = &user->rows[r * (dim + 1)];
-			double		largest = 0;
-			double		norm2 = 0;
+			double		size = Min(label ? fabs(row[dim]) : uldp_l2_norm(row, dim),
+								   ULDP_VECTOR_MAX_NORM);
 
-			if (label)
-				largest = fabs(row[dim]);
-			else
-			{
-				/* scaled so that the square of huge elements stays finite */
-				for (int j = 0; j < dim; j++)
-					largest = Max(largest, fabs(row[j]));
-				for (int j = 0; largest > 0 && j < dim; j++)
-					norm2 += (row[j] / largest) * (row[j] / largest);
-				largest *= sqrt(norm2);
-			}
-			largest = Min(largest, ULDP_VECTOR_MAX_NORM);
-			total += (largest / user->count) * largest;
+			total += (size / user->count) * size;
 		}
 		rms[i] = Min(sqrt(total), ULDP_VECTOR_MAX_NORM);
 	}

@@ -146,17 +146,7 @@ uldp_vector_mean_finalfn(PG_FUNCTION_ARGS)
 		double	   *norms = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
 
 		for (int64 i = 0; i < n; i++)
-		{
-			double		largest = 0;
-			double		norm = 0;
-
-			/* scaled, so that norms of vectors near the limit stay finite */
-			for (int j = 0; j < dim; j++)
-				largest = Max(largest, fabs(means[i * dim + j]));
-			for (int j = 0; largest > 0 && j < dim; j++)
-				norm += (means[i * dim + j] / largest) * (means[i * dim + j] / largest);
-			norms[i] = Min(sqrt(norm) * largest, ULDP_VECTOR_MAX_NORM);
-		}
+			norms[i] = Min(uldp_l2_norm(&means[i * dim], dim), ULDP_VECTOR_MAX_NORM);
 		radius = RADIUS_PER_MEDIAN * uldp_private_scale(norms, n, rho * SCALE_SHARE);
 		rho_rest -= rho * SCALE_SHARE;
 		pfree(norms);

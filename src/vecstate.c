@@ -193,31 +193,58 @@ user_number(UldpVecState *state, Datum id)
 }
 
 /*
+ * |v| / largest, where "largest" receives the largest magnitude (0 for the
+ * zero vector): scaling first keeps the squares finite for elements up to
+ * the largest double.  Elements must be finite.
+ */
+static double
+scaled_norm(const double *v, int dim, double *largest)
+{
+	double		norm = 0;
+
+	*largest = 0;
+	for (int j = 0; j < dim; j++)
+		*largest = Max(*largest, fabs(v[j]));
+	if (*largest == 0)
+		return 0;
+	for (int j = 0; j < dim; j++)
+		norm += (v[j] / *largest) * (v[j] / *largest);
+	return sqrt(norm);
+}
+
+/*
+ * The l2 norm of a finite vector, without overflow in the squares (it is
+ * infinite only when the norm itself exceeds the largest double).
+ */
+double
+uldp_l2_norm(const double *v, int dim)
+{
+	double		largest;
+	double		norm = scaled_norm(v, dim, &largest);
+
+	return norm * largest;
+}
+
+/*
  * Scales v to the l2 ball of "radius" if it lies outside.  Infinite
  * elements keep their direction (the finite ones count as zero next to
- * them), and scaling by the largest magnitude first keeps the norm finite
- * for elements up to the largest double.
+ * them).
  */
 void
 uldp_clip_to_ball(double *v, int dim, double radius)
 {
-	double		largest = 0;
-	double		norm = 0;
+	double		largest;
+	double		norm;
 
 	for (int j = 0; j < dim; j++)
-		largest = Max(largest, fabs(v[j]));
-	if (isinf(largest))
-	{
-		for (int j = 0; j < dim; j++)
-			v[j] = isinf(v[j]) ? (v[j] > 0 ? 1 : -1) : 0;
-		largest = 1;
-	}
-	if (largest == 0)
-		return;
-	for (int j = 0; j < dim; j++)
-		norm += (v[j] / largest) * (v[j] / largest);
-	norm = sqrt(norm);
-	if (norm * largest <= radius)
+		if (isinf(v[j]))
+		{
+			for (int k = 0; k < dim; k++)
+				v[k] = isinf(v[k]) ? (v[k] > 0 ? 1 : -1) : 0;
+			break;
+		}
+	norm = scaled_norm(v, dim, &largest);
+	if (largest == 0 || norm * largest <= radius)
 		return;
 	for (int j = 0; j < dim; j++)
 		v[j] = (v[j] / largest) / norm * radius;

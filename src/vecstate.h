@@ -33,6 +33,7 @@ extern double *uldp_vec_user_means(UldpVecState *state, int64 *nusers,
 								   Size per_user_extra);
 extern UldpUserRows *uldp_vec_user_rows(UldpVecState *state, int64 *nusers,
 										Size per_user_extra);
+extern double uldp_l2_norm(const double *v, int dim);
 extern void uldp_clip_to_ball(double *v, int dim, double radius);
 
 #endif							/* ULDP_VECSTATE_H */
