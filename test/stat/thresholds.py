@@ -101,6 +101,19 @@ def binom_tail_ge(n, p, k0):
     return sum(math.exp(log_binom_pmf(n, k, p)) for k in range(max(k0, 0), n + 1))
 
 
+def median_of_means_delta(kurt, block, blocks, alpha):
+    """The smallest relative tolerance delta (from 0.05, in steps of 0.01) for the median of
+    "blocks" block means of z^2, each over "block" draws: a block mean is off by >= delta times
+    its expectation with probability <= pb = kurt / (block delta^2) (Chebyshev, kurt =
+    Var(z^2) / E[z^2]^2), and the median only if half the blocks are.  Returns (delta, pb)."""
+    delta = 0.05
+    while True:
+        pb = kurt / (block * delta ** 2)
+        if pb < 0.5 and binom_tail_ge(blocks, pb, blocks // 2) <= alpha:
+            return delta, pb
+        delta += 0.01
+
+
 def pearson_power_failure(n, p_true, p_null, crit):
     """Upper bound on P(X^2 < crit) when counts ~ Multinomial(n, p_true) and X^2 is Pearson's
     statistic against p_null.  For any set A of categories, Cauchy-Schwarz gives
@@ -220,12 +233,7 @@ def noise():
         # probability <= p0 = Var(z^2) / (B delta^2 sigma^4) (Chebyshev); the median is off only
         # if >= half the blocks are: P <= P(Bin(blocks, p0) >= blocks/2)
         kurt = dl_fourth(q) / sigma2 ** 2 - 1  # Var(z^2) / sigma^4
-        delta = 0.05
-        while True:
-            pb = kurt / (NOISE_BLOCK * delta ** 2)
-            if pb < 0.5 and binom_tail_ge(NOISE_BLOCKS, pb, NOISE_BLOCKS // 2) <= NOISE_ALPHA_MOMENT:
-                break
-            delta += 0.01
+        delta, pb = median_of_means_delta(kurt, NOISE_BLOCK, NOISE_BLOCKS, NOISE_ALPHA_MOMENT)
         print("    variance %.10g: median of %d block means of z^2 within (1 +- %.2f) sigma^2;"
               " block miss prob %.3f, P(false failure) <= %.2g"
               % (sigma2, NOISE_BLOCKS, delta, pb, binom_tail_ge(NOISE_BLOCKS, pb, NOISE_BLOCKS // 2)))
@@ -428,12 +436,7 @@ def discrete_gaussian():
         fourth = sum(z ** 4 * p for z, p in pmf.items())
         print("    mean: |mean| < %.6g (subgaussian), P(false failure) <= %g" % (up_sig(a), DG_ALPHA_MOMENT))
         kurt = fourth / var ** 2 - 1  # Var(z^2) / var^2
-        delta = 0.05
-        while True:
-            pb = kurt / (DG_BLOCK * delta ** 2)
-            if pb < 0.5 and binom_tail_ge(DG_BLOCKS, pb, DG_BLOCKS // 2) <= DG_ALPHA_MOMENT:
-                break
-            delta += 0.01
+        delta, pb = median_of_means_delta(kurt, DG_BLOCK, DG_BLOCKS, DG_ALPHA_MOMENT)
         print("    variance %.12g (exact; sigma2' %.12g): median of %d block means of z^2 within (1 +- %.2f) var;"
               " block miss prob %.3f, P(false failure) <= %.2g"
               % (var, s, DG_BLOCKS, delta, pb, binom_tail_ge(DG_BLOCKS, pb, DG_BLOCKS // 2)))
