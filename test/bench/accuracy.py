@@ -29,10 +29,11 @@ import argparse
 import json
 import math
 import os
-import shlex
 import subprocess
 import sys
 import time
+
+import bench_psql
 
 import numpy as np
 
@@ -64,17 +65,8 @@ DB = "uldp_accuracy"
 NAIVE_REPS = 200000
 
 
-def psql_command():
-    prefix = os.environ.get("ULDP_ACC_PSQL", "/usr/lib/postgresql/15/bin/psql")
-    return shlex.split(prefix) + ["-X", "-q", "-A", "-t", "-F", "|", "-v", "ON_ERROR_STOP=1"]
-
-
 def psql(script, db=DB):
-    result = subprocess.run(psql_command() + ["-d", db], input=script, text=True,
-                            capture_output=True)
-    if result.returncode != 0:
-        sys.exit("psql failed (%d):\n%s" % (result.returncode, result.stderr[-4000:]))
-    return result.stdout
+    return bench_psql.psql(script, db, "ULDP_ACC_PSQL")
 
 
 def build_stamp():

@@ -27,12 +27,13 @@ import os
 import platform
 import random
 import re
-import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+
+import bench_psql
 
 DB = "uldp_learning"
 EPS_DELTA = 1e-6
@@ -59,17 +60,8 @@ def log(msg):
 # ------------------------------------------------------------------------------------------------
 # psql
 # ------------------------------------------------------------------------------------------------
-def psql_command():
-    prefix = os.environ.get("ULDP_LEARN_PSQL", "/usr/lib/postgresql/15/bin/psql")
-    return shlex.split(prefix) + ["-X", "-q", "-A", "-t", "-F", "|", "-v", "ON_ERROR_STOP=1"]
-
-
 def psql(script, db=DB):
-    result = subprocess.run(psql_command() + ["-d", db], input=script, text=True,
-                            capture_output=True)
-    if result.returncode != 0:
-        sys.exit("psql failed (%d):\n%s" % (result.returncode, result.stderr[-4000:]))
-    return result.stdout
+    return bench_psql.psql(script, db, "ULDP_LEARN_PSQL")
 
 
 def fmt_array(v):
@@ -1040,7 +1032,7 @@ comparisons are `SELECT avg(y), count(*) FROM t` and
 
     vals = dict(
         table_opts="\n".join(opt_rows), opts_reading=opts_reading,
-        when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), reps=args.reps,
+        when=res["when"], reps=res["reps"],
         runtime=res["runtime"], machine=res["machine"], d=D, shift=SHIFT_SD,
         w="(" + ", ".join("%g" % v for v in TRUE_W) + ")", b=TRUE_B,
         test_rows=L["test_rows"], test_users=TEST_USERS, bayes=L["bayes"], T=NAIVE_STEPS,
@@ -1095,7 +1087,8 @@ def main():
         rho_of = {}
         for e in sorted(set(EPSILONS + [BASE_EPS])):
             rho_of[e] = float(psql("SELECT uldp.zcdp_rho(%r, %r);" % (e, EPS_DELTA)).strip())
-        res = dict(rho=rho_of, machine=machine_facts(), reps=args.reps, runs=args.runs)
+        res = dict(rho=rho_of, machine=machine_facts(), reps=args.reps, runs=args.runs,
+                   when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
         parts = args.parts.split(",")
         if "learning" in parts:
             res["learning"] = part_learning(args.reps, rho_of)
