@@ -37,6 +37,7 @@
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
+#include "mb/pg_wchar.h"
 
 #include "budget.h"
 
@@ -49,46 +50,62 @@ typedef enum ChargeStatus
 	CHARGE_FAILED
 } ChargeStatus;
 
+/* the statement text recorded in the ledger is cut to this many bytes */
+#define STATEMENT_MAX_BYTES 8192
+
 typedef struct ChargeRequest
 {
 	/* filled by the releasing backend */
 	Oid			database;
-	Oid			role;
+	char		role[NAMEDATALEN];
 	double		epsilon;
 	double		delta;
-	char		function[NAMEDATALEN];
+	char		functions[256];
 	/* filled by the worker */
 	ChargeStatus status;
 	char		epsilon_remaining[64];
 	char		delta_remaining[64];
 	char		message[512];
+	/* filled by the releasing backend; the segment is sized for the text */
+	char		statement[FLEXIBLE_ARRAY_MEMBER];
 } ChargeRequest;
 
 PGDLLEXPORT void uldp_charge_worker_main(Datum main_arg);
 
+/*
+ * Charges (epsilon, delta) to the session user's budget for the releases
+ * "functions" (a list of names) of "statement", in one ledger row.
+ */
 void
-uldp_charge(const char *function, double epsilon, double delta)
+uldp_charge(const char *functions, double epsilon, double delta,
+			const char *statement)
 {
 	dsm_segment *segment;
 	ChargeRequest *request;
 	BackgroundWorker worker;
 	BackgroundWorkerHandle *handle;
 	ChargeRequest outcome;
+	const char *role = GetUserNameFromId(GetSessionUserId(), false);
+	Size		statement_bytes = pg_mbcliplen(statement ? statement : "",
+											   strlen(statement ? statement : ""),
+											   STATEMENT_MAX_BYTES);
 
 	if (RecoveryInProgress())
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-				 errmsg("%s cannot release results on a hot standby", function),
+				 errmsg("%s cannot release results on a hot standby", functions),
 				 errhint("Run the query on the primary server: the privacy ledger can only be written there.")));
 
-	segment = dsm_create(sizeof(ChargeRequest), 0);
+	segment = dsm_create(offsetof(ChargeRequest, statement) + statement_bytes + 1, 0);
 	request = dsm_segment_address(segment);
-	memset(request, 0, sizeof(ChargeRequest));
+	memset(request, 0, offsetof(ChargeRequest, statement) + statement_bytes + 1);
 	request->database = MyDatabaseId;
-	request->role = GetSessionUserId();
+	strlcpy(request->role, role, NAMEDATALEN);
 	request->epsilon = epsilon;
 	request->delta = delta;
-	strlcpy(request->function, function, NAMEDATALEN);
+	strlcpy(request->functions, functions, sizeof(request->functions));
+	if (statement_bytes > 0)
+		memcpy(request->statement, statement, statement_bytes);
 
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
@@ -104,14 +121,14 @@ uldp_charge(const char *function, double epsilon, double delta)
 	if (!RegisterDynamicBackgroundWorker(&worker, &handle))
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("could not start the uldp budget worker for %s", function),
+				 errmsg("could not start the uldp budget worker for %s", functions),
 				 errhint("Raise max_worker_processes (each release briefly needs one background worker slot).")));
 	if (WaitForBackgroundWorkerShutdown(handle) == BGWH_POSTMASTER_DIED)
 		ereport(FATAL,
 				(errcode(ERRCODE_ADMIN_SHUTDOWN),
 				 errmsg("postmaster exited while uldp was charging the privacy budget")));
 
-	memcpy(&outcome, request, sizeof(ChargeRequest));
+	memcpy(&outcome, request, offsetof(ChargeRequest, statement));
 	dsm_detach(segment);
 
 	switch (outcome.status)
@@ -121,15 +138,15 @@ uldp_charge(const char *function, double epsilon, double delta)
 		case CHARGE_NO_BUDGET:
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("role \"%s\" has no privacy budget", GetUserNameFromId(outcome.role, false)),
+					 errmsg("role \"%s\" has no privacy budget", role),
 					 errhint("An administrator can grant one with SELECT uldp.set_budget('%s', epsilon, delta).",
-							 GetUserNameFromId(outcome.role, false))));
+							 role)));
 			break;
 		case CHARGE_OVER_BUDGET:
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 					 errmsg("%s with epsilon %g and delta %g exceeds the privacy budget of role \"%s\"",
-							function, epsilon, delta, GetUserNameFromId(outcome.role, false)),
+							functions, epsilon, delta, role),
 					 errdetail("Remaining budget: epsilon %s, delta %s.",
 							   outcome.epsilon_remaining, outcome.delta_remaining),
 					 errhint("Use a smaller epsilon, or ask an administrator to raise the budget with uldp.set_budget.")));
@@ -137,7 +154,7 @@ uldp_charge(const char *function, double epsilon, double delta)
 		default:
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
-					 errmsg("could not charge the privacy budget for %s: %s", function,
+					 errmsg("could not charge the privacy budget for %s: %s", functions,
 							outcome.message[0] ? outcome.message : "the budget worker exited early"),
 					 errhint("Check that the uldp extension is installed in this database and see the server log.")));
 	}
@@ -146,20 +163,21 @@ uldp_charge(const char *function, double epsilon, double delta)
 static void
 record_charge(ChargeRequest *request)
 {
-	Oid			argtypes[4] = {OIDOID, TEXTOID, FLOAT8OID, FLOAT8OID};
-	Datum		args[4];
+	Oid			argtypes[5] = {NAMEOID, TEXTOID, FLOAT8OID, FLOAT8OID, TEXTOID};
+	Datum		args[5];
 	char	   *status;
 
-	args[0] = ObjectIdGetDatum(request->role);
-	args[1] = CStringGetTextDatum(request->function);
+	args[0] = DirectFunctionCall1(namein, CStringGetDatum(request->role));
+	args[1] = CStringGetTextDatum(request->functions);
 	args[2] = Float8GetDatum(request->epsilon);
 	args[3] = Float8GetDatum(request->delta);
+	args[4] = CStringGetTextDatum(request->statement);
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute_with_args("SELECT status, epsilon_remaining::text, delta_remaining::text "
-							  "FROM uldp._charge($1, $2, $3, $4)",
-							  4, argtypes, args, NULL, false, 1) != SPI_OK_SELECT ||
+							  "FROM uldp._charge($1, $2, $3, $4, $5)",
+							  5, argtypes, args, NULL, false, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		elog(ERROR, "uldp._charge did not return a status");
 
@@ -212,19 +230,21 @@ uldp_charge_worker_main(Datum main_arg)
 
 	PG_TRY();
 	{
-		ChargeRequest scratch;
+		/* the outcome is published only after the commit */
+		ChargeRequest *scratch = palloc(offsetof(ChargeRequest, statement) +
+										strlen(request->statement) + 1);
 
-		memcpy(&scratch, request, sizeof(ChargeRequest));
+		memcpy(scratch, request, offsetof(ChargeRequest, statement) + strlen(request->statement) + 1);
 		SetCurrentStatementStartTimestamp();
 		StartTransactionCommand();
 		PushActiveSnapshot(GetTransactionSnapshot());
-		record_charge(&scratch);
+		record_charge(scratch);
 		PopActiveSnapshot();
 		CommitTransactionCommand();
 
-		status = scratch.status;
-		memcpy(request->epsilon_remaining, scratch.epsilon_remaining, 64);
-		memcpy(request->delta_remaining, scratch.delta_remaining, 64);
+		status = scratch->status;
+		memcpy(request->epsilon_remaining, scratch->epsilon_remaining, 64);
+		memcpy(request->delta_remaining, scratch->delta_remaining, 64);
 		request->status = status;
 	}
 	PG_CATCH();

@@ -16,6 +16,7 @@
  */
 #define ULDP_SPEND_MARGIN (1.0 - 0x1p-40)
 
-extern void uldp_charge(const char *function, double epsilon, double delta);
+extern void uldp_charge(const char *functions, double epsilon, double delta,
+						const char *statement);
 
 #endif							/* ULDP_BUDGET_H */

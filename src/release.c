@@ -51,7 +51,7 @@ begin_release(FunctionCallInfo fcinfo, const char *function,
 {
 	uldp_refuse_window(fcinfo);
 	uldp_params_from_aggref(fcinfo, 2, params);
-	uldp_charge(function, params->epsilon, 0);
+	uldp_charge(function, params->epsilon, 0, NULL);
 
 	if (PG_ARGISNULL(0))
 	{

@@ -61,7 +61,7 @@ PG_FUNCTION_INFO_V1(uldp_vector_mean_finalfn);
 double
 uldp_release_rho(const char *function, double epsilon, double delta)
 {
-	uldp_charge(function, epsilon, delta);
+	uldp_charge(function, epsilon, delta, NULL);
 	return uldp_zcdp_rho(epsilon * ULDP_SPEND_MARGIN, delta * ULDP_SPEND_MARGIN);
 }
 

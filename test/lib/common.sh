@@ -11,6 +11,7 @@
 #   uldp_cluster_ctl start|restart [PG_CTL-ARGS...]   pg_ctl on it (waits, same server log)
 #   uldp_psql ARGS...    psql -X -v ON_ERROR_STOP=1 -P pager=off as OS user postgres, against it
 #   uldp_as_pg CMD...    run any command as OS user postgres with the cluster's environment
+#   uldp_private_pg DIR  copy Debian's PostgreSQL 15 under DIR (once), for ULDP_PG_ROOT=DIR
 #
 # Knobs: ULDP_PORT (default 54329), ULDP_KEEP=1 (keep the temp dir), CI=true (always apt-get update),
 #        ULDP_PG_CONF_EXTRA (extra lines for postgresql.conf); test/postgresql.extra.conf, if it
@@ -18,9 +19,13 @@
 # Do not install your own EXIT trap after uldp_start_cluster; use uldp_add_cleanup instead.
 
 ULDP_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-ULDP_PGBIN=/usr/lib/postgresql/15/bin
+# ULDP_PG_ROOT: where PostgreSQL 15 is installed (default /usr, Debian's packages). A copy of
+# /usr/lib/postgresql/15 and /usr/share/postgresql/15 under another root is relocatable, so
+# several work trees can each build, install and test uldp against a private copy at once.
+ULDP_PG_ROOT="${ULDP_PG_ROOT:-/usr}"
+ULDP_PGBIN="$ULDP_PG_ROOT/lib/postgresql/15/bin"
 ULDP_PG_CONFIG="$ULDP_PGBIN/pg_config"
-ULDP_PG_REGRESS=/usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress
+ULDP_PG_REGRESS="$ULDP_PG_ROOT/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress"
 ULDP_DEB_PACKAGES=(
     build-essential postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
     libtap-parser-sourcehandler-pgtap-perl python3 python3-numpy python3-matplotlib
@@ -72,6 +77,18 @@ uldp_install_deps() {
     [ -x "$ULDP_PG_REGRESS" ] || uldp_die "$ULDP_PG_REGRESS missing after package install"
     command -v pg_prove >/dev/null 2>&1 || uldp_die "pg_prove missing after package install"
     id postgres >/dev/null 2>&1 || uldp_die "OS user 'postgres' does not exist"
+}
+
+# uldp_private_pg DIR: a private, relocatable copy of the installed PostgreSQL 15 under DIR
+# (DIR/lib/postgresql/15, DIR/share/postgresql/15, DIR/include/postgresql); then
+# ULDP_PG_ROOT=DIR uses it.
+uldp_private_pg() {
+    local root="$1"
+    [ -x "$root/lib/postgresql/15/bin/postgres" ] && return 0
+    mkdir -p "$root/lib/postgresql" "$root/share/postgresql" "$root/include"
+    cp -a /usr/lib/postgresql/15 "$root/lib/postgresql/"
+    cp -a /usr/share/postgresql/15 "$root/share/postgresql/"
+    cp -a /usr/include/postgresql "$root/include/"
 }
 
 # ---------------------------------------------------------------------------------------------
