@@ -16,7 +16,7 @@ SELECT user_dp_range(amount, user_id, 0) FROM visits;
 -- the same errors on empty input
 SELECT user_dp_mean(amount, user_id, 0) FROM visits WHERE false;
 
--- parameters must be the same on every row
+-- parameters must be known before any row is read
 SELECT user_dp_mean(amount, user_id, visit + 1) FROM visits;
 SELECT user_dp_mean(amount, user_id, 1, 0, amount) FROM visits;
 SELECT user_dp_mean(amount, user_id, random() + 1) FROM visits;

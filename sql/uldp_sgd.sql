@@ -22,6 +22,8 @@ CREATE TABLE sgd_rows AS
 		 LATERAL (SELECT ARRAY[((u * 13 + j * 29) % 41) / 20.0 - 1,
 							   ((u * 17 + j * 11) % 37) / 18.0 - 1]::float8[] AS x) xx
 	WHERE j <= u % 4;
+-- the dimension is public: the table declares it
+ALTER TABLE sgd_rows ADD CHECK (cardinality(x) = 2);
 SELECT count(*) AS rows, count(DISTINCT user_id) AS users FROM sgd_rows;
 
 -- linear regression, default options: winsorized gradient descent, private scales
@@ -108,8 +110,13 @@ SELECT model_round(user_dp_sgd(x, y, user_id, 2.0, 1e-6, '{"iterations": 10}')) 
 FROM (SELECT x, y, user_id FROM sgd_rows
 	  UNION ALL VALUES (NULL::float8[], 1::float8, 1), ('{1, 1}', NULL, 2), ('{1, 1}', 1, NULL),
 					   ('{1, NULL}', 1, 3), ('{NaN, 1}', 1, 4), ('{1, 1}', 'NaN', 5)) s(x, y, user_id);
--- the dimension must be the same on every row
+-- the dimension is public: read from the query, or given as an option; rows without it
+-- (here the second) are skipped
 SELECT user_dp_sgd(x, y, u, 1.0, 1e-6) FROM (VALUES ('{1, 2}'::float8[], 1::float8, 1), ('{1}', 1, 2)) s(x, y, u);
+SELECT user_dp_sgd(x, y, u, 1.0, 1e-6, '{"dimension": 2}') -> 'weights' AS too_few_users
+FROM (VALUES ('{1, 2}'::float8[], 1::float8, 1), ('{1}', 1, 2)) s(x, y, u);
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"dimension": 3}') FROM sgd_rows;
+SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"dimension": 65537}') FROM sgd_rows;
 
 -- options are checked before anything is released
 SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '[1]') FROM sgd_rows;
@@ -141,6 +148,7 @@ SELECT function, epsilon, delta FROM uldp.ledger ORDER BY at DESC LIMIT 1;
 -- protected tables: an analyst without SELECT may train over the privacy unit
 CREATE ROLE uldp_sgd_analyst LOGIN;
 CREATE TABLE sgd_protected AS SELECT user_id, x, y, c, user_id % 3 AS region FROM sgd_rows;
+ALTER TABLE sgd_protected ADD CHECK (cardinality(x) = 2);
 SELECT uldp.protect_table('sgd_protected', 'user_id');
 SELECT uldp.set_budget('uldp_sgd_analyst', 100, 1e-3);
 SET uldp.test_seed = 50;

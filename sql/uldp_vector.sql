@@ -18,6 +18,8 @@ CREATE TABLE vec_visits AS
 				 1 + ((u * j) % 4) * 0.1]::float8[] AS v
 	FROM generate_series(1, 400) u, generate_series(0, 4) j
 	WHERE j <= u % 5;
+-- the dimension is public: the table declares it
+ALTER TABLE vec_visits ADD CHECK (cardinality(v) = 3);
 SELECT count(*) AS rows, count(DISTINCT user_id) AS users FROM vec_visits;
 -- the mean of the user means, the quantity released
 SELECT array_agg(round(m::numeric, 6) ORDER BY k) AS true_mean
@@ -87,16 +89,28 @@ SELECT cardinality(user_dp_mean(v, user_id, 1.0, 1e-6, 10)) AS forty_users FROM 
 SET uldp.test_seed = 19;
 SELECT cardinality(user_dp_mean(v, user_id, 1.0, 1e-6, 10)) AS two_hundred_users FROM vec_visits WHERE user_id <= 200;
 
--- one release per group
-SET uldp.test_seed = 23;
+-- releases per group are refused before reading: their number is not known yet
 SELECT user_id % 2 AS parity, vec_round(user_dp_mean(v, user_id, 1.0, 1e-6, 10), 3)
 FROM vec_visits GROUP BY 1 ORDER BY 1;
 
--- the dimension is public: every vector must have it
+-- the dimension is public: read from the query (a constraint, ARRAY[...], a constant,
+-- VALUES that agree), never from the rows
+SET uldp.test_seed = 23;
+SELECT vec_round(user_dp_mean(ARRAY[v[1], v[2] * 2], user_id, 1.0, 1e-6, 10)) AS constructed FROM vec_visits;
 SELECT user_dp_mean(v, u, 1.0, 1e-6) FROM (VALUES ('{1,2}'::float8[], 1), ('{1,2,3}', 2)) s(v, u);
 SELECT user_dp_mean(v, u, 1.0, 1e-6) FROM (VALUES ('{}'::float8[], 1)) s(v, u);
+SELECT user_dp_mean(v, u, 1.0, 1e-6) FROM (SELECT u, array_fill(1::float8, ARRAY[u]) FROM generate_series(1, 3) u) s(u, v);
 SELECT user_dp_mean(array_fill(1::float8, ARRAY[65537]), 1, 1.0, 1e-6);
 SELECT cardinality(user_dp_mean(array_fill(1::float8, ARRAY[65536]), 1, 1.0, 1e-6)) AS max_dimension;
+-- rows without exactly the public dimension, in one dimension, are skipped: never an error
+CREATE TABLE vec_shapes (u int, v float8[] CHECK (cardinality(v) = 2));
+INSERT INTO vec_shapes SELECT u, ARRAY[u % 3, 1] FROM generate_series(1, 300) u;
+SET uldp.test_seed = 37;
+SELECT vec_round(user_dp_mean(v, u, 1.0, 1e-6, 10)) AS well_formed FROM vec_shapes;
+INSERT INTO vec_shapes VALUES (1, '{{5},{6}}'), (2, '{5,NULL}'), (3, '{{7,8}}');
+SET uldp.test_seed = 37;
+SELECT vec_round(user_dp_mean(v, u, 1.0, 1e-6, 10)) AS with_odd_shapes FROM vec_shapes;
+DROP TABLE vec_shapes;
 -- a row of NULLs is skipped
 SET uldp.test_seed = 29;
 SELECT vec_round(user_dp_mean(v, user_id, 1.0, 1e-6, 10)) FROM vec_visits;
@@ -127,6 +141,7 @@ SELECT function, epsilon, delta FROM uldp.ledger ORDER BY at DESC LIMIT 1;
 -- protected tables: an analyst without SELECT may release the mean over the privacy unit
 CREATE ROLE uldp_vector_analyst LOGIN;
 CREATE TABLE vec_protected AS SELECT user_id, visit, v, user_id % 3 AS region FROM vec_visits;
+ALTER TABLE vec_protected ADD CHECK (cardinality(v) = 3);
 SELECT uldp.protect_table('vec_protected', 'user_id');
 SELECT uldp.set_budget('uldp_vector_analyst', 100, 1e-3);
 SET uldp.test_seed = 31;

@@ -42,6 +42,7 @@
 
 #include "access/sysattr.h"
 #include "catalog/dependency.h"
+#include "catalog/partition.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
@@ -111,6 +112,29 @@ is_gated(RangeTblEntry *rte, AttrNumber *privacy_unit)
 		return false;
 	userid = OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
 	return !select_allowed(rte, userid) && uldp_table_protection(rte->relid, privacy_unit);
+}
+
+/*
+ * Does rte read, itself or as one of its partitions, a protected table that
+ * its checking role may not read?  (The planner checks privileges on the
+ * partitioned table only, so a partition's own entry says nothing.)
+ */
+bool
+uldp_gate_reads_protected(RangeTblEntry *rte)
+{
+	Oid			userid = OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
+	AttrNumber	privacy_unit;
+	ListCell   *lc;
+
+	if (is_gated(rte, &privacy_unit))
+		return true;
+	if (rte->rtekind != RTE_RELATION || !get_rel_relispartition(rte->relid))
+		return false;
+	foreach(lc, get_partition_ancestors(rte->relid))
+		if (uldp_table_protection(lfirst_oid(lc), &privacy_unit) &&
+			pg_class_aclcheck(lfirst_oid(lc), userid, ACL_SELECT) != ACLCHECK_OK)
+			return true;
+	return false;
 }
 
 /* The protected table a release query reads. */

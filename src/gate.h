@@ -9,7 +9,10 @@
 #ifndef ULDP_GATE_H
 #define ULDP_GATE_H
 
+#include "nodes/parsenodes.h"
+
 extern void uldp_gate_init(void);
+extern bool uldp_gate_reads_protected(RangeTblEntry *rte);
 pg_attribute_noreturn() extern void uldp_gate_refuse(const char *table, const char *detail);
 
 #endif							/* ULDP_GATE_H */

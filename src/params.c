@@ -4,9 +4,9 @@
  *	  Reading and validating the public parameters of a release.
  *
  * The parameters are (epsilon [, lower, upper [, tau]]).  They are public:
- * invalid values raise errors.  They must be the same on every row, which
- * uldp enforces by requiring the argument expressions to be free of
- * columns, volatile functions and subqueries.  The final function reads them
+ * invalid values raise errors.  They must be known before any row is read,
+ * and the same on every row, which uldp enforces by requiring the argument
+ * expressions to be free of columns, volatile functions and subqueries.  The final function reads them
  * from the aggregate call itself, so that an empty input still knows its
  * epsilon and releases a noisy answer instead of a NULL.
  *
@@ -18,6 +18,7 @@
 
 #include "executor/executor.h"
 #include "nodes/execnodes.h"
+#include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
@@ -99,9 +100,10 @@ uldp_vector_params_set(UldpVectorParams *params, int nvalues,
 						 "tau is the l2 radius around the mean that holds the user averages; omit it to let uldp choose it privately.");
 }
 
-static void
-params_set(UldpParams *params, int nvalues, const Datum *values,
-		   const bool *nulls)
+/* Scalar releases: (epsilon [, lower, upper [, tau]]), validated. */
+void
+uldp_params_set(UldpParams *params, int nvalues, const Datum *values,
+				const bool *nulls)
 {
 	static const char *const names[] = {"epsilon", "lower", "upper", "tau"};
 
@@ -158,7 +160,27 @@ uldp_params_from_args(FunctionCallInfo fcinfo, int first, UldpParams *params)
 		values[i] = PG_GETARG_DATUM(first + i);
 		nulls[i] = PG_ARGISNULL(first + i);
 	}
-	params_set(params, nvalues, values, nulls);
+	uldp_params_set(params, nvalues, values, nulls);
+}
+
+static bool
+exec_param_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXEC)
+		return true;
+	return expression_tree_walker(node, exec_param_walker, context);
+}
+
+/*
+ * Does expr read a parameter set while the statement runs (the output of a
+ * subquery, computed by reading rows)?
+ */
+static bool
+reads_run_time_param(Node *expr)
+{
+	return exec_param_walker(expr, NULL);
 }
 
 /* The plan node whose output the Vars of "plan"'s target list refer to. */
@@ -209,24 +231,18 @@ original_aggref(AggState *aggstate, Aggref *aggref)
 }
 
 /*
- * The arguments after "first" of the aggregate call (Aggref) of a final
- * function: checks that they are constant for the query and evaluates them.
+ * The arguments after "first" of an aggregate call computed by the Agg node
+ * "aggstate": checks that they are constant for the query and evaluates them.
  * Returns how many there are (at most "max").
  */
 int
-uldp_aggref_constants(FunctionCallInfo fcinfo, int first, Datum *values,
-					  bool *nulls, int max)
+uldp_call_constants(AggState *aggstate, Aggref *aggref, int first,
+					Datum *values, bool *nulls, int max)
 {
-	Aggref	   *aggref = AggGetAggref(fcinfo);
-	AggState   *aggstate = (AggState *) fcinfo->context;
 	int			nvalues;
 	const char *function;
 	ListCell   *cell;
 
-	if (aggref == NULL || aggstate == NULL || !IsA(aggstate, AggState))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("uldp aggregates can only be called as plain aggregates")));
 	aggref = original_aggref(aggstate, aggref);
 	function = get_func_name(aggref->aggfnoid);
 	nvalues = 0;
@@ -242,10 +258,11 @@ uldp_aggref_constants(FunctionCallInfo fcinfo, int first, Datum *values,
 		Assert(nvalues < max);
 		if (contain_var_clause((Node *) expr) ||
 			contain_volatile_functions((Node *) expr) ||
-			contain_subplans((Node *) expr))
+			contain_subplans((Node *) expr) ||
+			reads_run_time_param((Node *) expr))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("the privacy parameters of %s must be the same on every row", function),
+					 errmsg("the privacy parameters of %s must be known before any row is read", function),
 					 errhint("Pass the privacy parameters and options as constants or query parameters, not as columns, subqueries or volatile functions.")));
 		if (IsA(expr, Const))
 		{
@@ -265,6 +282,21 @@ uldp_aggref_constants(FunctionCallInfo fcinfo, int first, Datum *values,
 	return nvalues;
 }
 
+/* uldp_call_constants() for the aggregate call of a final function. */
+int
+uldp_aggref_constants(FunctionCallInfo fcinfo, int first, Datum *values,
+					  bool *nulls, int max)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	AggState   *aggstate = (AggState *) fcinfo->context;
+
+	if (aggref == NULL || aggstate == NULL || !IsA(aggstate, AggState))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("uldp aggregates can only be called as plain aggregates")));
+	return uldp_call_constants(aggstate, aggref, first, values, nulls, max);
+}
+
 void
 uldp_params_from_aggref(FunctionCallInfo fcinfo, int first, UldpParams *params)
 {
@@ -272,7 +304,7 @@ uldp_params_from_aggref(FunctionCallInfo fcinfo, int first, UldpParams *params)
 	bool		nulls[4];
 	int			nvalues = uldp_aggref_constants(fcinfo, first, values, nulls, 4);
 
-	params_set(params, nvalues, values, nulls);
+	uldp_params_set(params, nvalues, values, nulls);
 }
 
 void

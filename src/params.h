@@ -9,6 +9,7 @@
 #define ULDP_PARAMS_H
 
 #include "fmgr.h"
+#include "nodes/execnodes.h"
 
 /* largest magnitude a value may take; keeps every width and sum finite */
 #define ULDP_MAX_MAGNITUDE 1e300
@@ -47,6 +48,10 @@ extern void uldp_check_delta(double delta);
 extern void uldp_check_scale(const char *name, double value, const char *hint);
 extern void uldp_vector_params_set(UldpVectorParams *params, int nvalues,
 								   const Datum *values, const bool *nulls);
+extern void uldp_params_set(UldpParams *params, int nvalues,
+							const Datum *values, const bool *nulls);
+extern int	uldp_call_constants(AggState *aggstate, Aggref *aggref, int first,
+								Datum *values, bool *nulls, int max);
 extern int	uldp_aggref_constants(FunctionCallInfo fcinfo, int first,
 								  Datum *values, bool *nulls, int max);
 extern void uldp_params_from_args(FunctionCallInfo fcinfo, int first,

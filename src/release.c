@@ -4,9 +4,10 @@
  *	  Final functions of user_dp_mean and user_dp_range.
  *
  * Privacy model: neighbouring tables differ by all the rows of one user
- * (add or remove); the number of users is private.  Each release charges
- * its whole epsilon before anything is computed, and returns a value for
- * every input, including an empty one.
+ * (add or remove); the number of users is private.  Each release's whole
+ * epsilon is charged with its statement, before any row is read
+ * (statement.c), and it returns a value for every input, including an
+ * empty one.
  *
  * user_dp_mean spends part of epsilon on the range and splits the rest 3:1
  * between a centred clipped sum and the number of users.  With tau the
@@ -32,6 +33,7 @@
 #include "budget.h"
 #include "noise.h"
 #include "range.h"
+#include "release.h"
 #include "userstate.h"
 
 /* the grid of the fixed-point sum has 2^GRID_BITS steps per half-width */
@@ -42,16 +44,30 @@ PG_FUNCTION_INFO_V1(uldp_mean_finalfn);
 PG_FUNCTION_INFO_V1(uldp_range_finalfn);
 
 /*
- * Reads the parameters, charges the release and returns the user averages.
- * Arguments 0, 1 and 2 of the aggregate are value, user_id and epsilon.
+ * The plan of user_dp_mean and user_dp_range: (epsilon [, lower, upper
+ * [, tau]]) validated; epsilon is their whole cost.
+ */
+void
+uldp_scalar_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
+{
+	UldpParams	params;
+
+	uldp_params_set(&params, call->nparams, call->params, call->nulls);
+	plan->epsilon = params.epsilon;
+	plan->bytes_per_row = uldp_user_state_bytes_per_row();
+}
+
+/*
+ * Reads the parameters of a release its statement paid for, and returns the
+ * user averages.  Arguments 0, 1 and 2 of the aggregate are value, user_id
+ * and epsilon.
  */
 static double *
-begin_release(FunctionCallInfo fcinfo, const char *function,
-			  UldpParams *params, int64 *nusers)
+begin_release(FunctionCallInfo fcinfo, UldpParams *params, int64 *nusers)
 {
 	uldp_refuse_window(fcinfo);
+	uldp_release_begin(fcinfo);
 	uldp_params_from_aggref(fcinfo, 2, params);
-	uldp_charge(function, params->epsilon, 0, NULL);
 
 	if (PG_ARGISNULL(0))
 	{
@@ -107,7 +123,7 @@ uldp_mean_finalfn(PG_FUNCTION_ARGS)
 {
 	UldpParams	params;
 	int64		n;
-	double	   *means = begin_release(fcinfo, "user_dp_mean", &params, &n);
+	double	   *means = begin_release(fcinfo, &params, &n);
 	double		epsilon = params.epsilon * ULDP_SPEND_MARGIN;
 	/* a public range costs nothing: the sum and the count get all of epsilon */
 	double		epsilon_range = uldp_range_is_public(&params) ? 0 :
@@ -124,7 +140,7 @@ uldp_range_finalfn(PG_FUNCTION_ARGS)
 {
 	UldpParams	params;
 	int64		n;
-	double	   *means = begin_release(fcinfo, "user_dp_range", &params, &n);
+	double	   *means = begin_release(fcinfo, &params, &n);
 	UldpInterval range = uldp_private_range(means, n, &params,
 											params.epsilon * ULDP_SPEND_MARGIN);
 	TupleDesc	tupdesc;

@@ -62,6 +62,7 @@
 #include "highdim.h"
 #include "params.h"
 #include "random.h"
+#include "sgd.h"
 #include "vecrelease.h"
 #include "vecstate.h"
 
@@ -107,6 +108,7 @@ typedef struct SgdOptions
 	double		label_bound;
 	double		gradient_clip;
 	double		tau;
+	int			dimension;		/* of the features, when the plan cannot tell */
 } SgdOptions;
 
 PG_FUNCTION_INFO_V1(uldp_sgd_finalfn);
@@ -230,11 +232,57 @@ parse_options(Jsonb *jsonb)
 			if (!(options.l2 >= 0 && options.l2 <= ULDP_MAX_MAGNITUDE))
 				refuse_option(key, "must be a non-negative finite number", "l2 is the weight of the ridge penalty l2 |theta|^2 / 2.");
 		}
+		else if (strcmp(key, "dimension") == 0)
+			options.dimension = option_count(key, &value, ULDP_MAX_DIMENSION);
 		else
 			refuse_option(key, "unknown option",
-						  "Options are loss, method, iterations, phases, step_size, radius, l2, feature_radius, label_bound, gradient_clip and tau.");
+						  "Options are loss, method, iterations, phases, step_size, radius, l2, feature_radius, label_bound, gradient_clip, tau and dimension.");
 	}
 	return options;
+}
+
+/* The epsilon, delta and options of a call, validated. */
+static SgdOptions
+call_options(int nvalues, const Datum *values, const bool *nulls,
+			 double *epsilon, double *delta)
+{
+	static const char *const names[] = {"epsilon", "delta"};
+
+	uldp_check_not_null(2, names, nulls);
+	*epsilon = DatumGetFloat8(values[0]);
+	*delta = DatumGetFloat8(values[1]);
+	uldp_check_epsilon(*epsilon);
+	uldp_check_delta(*delta);
+	return parse_options(nvalues > 2 && !nulls[2] ? DatumGetJsonbP(values[2]) : NULL);
+}
+
+/*
+ * The plan of user_dp_sgd: the parameters and options validated, and the
+ * public dimension of the features, from the plan or the "dimension" option.
+ */
+void
+uldp_sgd_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
+{
+	SgdOptions	options = call_options(call->nparams, call->params, call->nulls,
+									   &plan->epsilon, &plan->delta);
+	int			dimension = call->dimension;
+	int			width;
+
+	if (options.dimension != 0)
+	{
+		if (dimension != 0 && dimension != options.dimension)
+			refuse_option("dimension", psprintf("the features have %d elements", dimension),
+						  "Omit the option: the features' dimension is known from the query.");
+		dimension = options.dimension;
+	}
+	plan->dimension = uldp_vector_dimension(call->function, dimension,
+											", or give the \"dimension\" option");
+	width = plan->dimension + 1;
+	/* the state; the rows sorted by user; per user its index, its gradient
+	 * and the mechanism's working memory */
+	plan->bytes_per_row = uldp_vec_state_bytes_per_row(true, plan->dimension) +
+		width * sizeof(double) + sizeof(UldpUserRows) + sizeof(int64) +
+		width * sizeof(double) + uldp_highdim_bytes_per_point(width) + sizeof(double);
 }
 
 /* A training problem: the users' rows, already clipped, and the bounds. */
@@ -491,7 +539,6 @@ Datum
 uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 {
 	UldpVecState *state = PG_ARGISNULL(0) ? NULL : (UldpVecState *) PG_GETARG_POINTER(0);
-	static const char *const names[] = {"epsilon", "delta"};
 	Datum		values[3];
 	bool		nulls[3];
 	int			nvalues;
@@ -505,22 +552,18 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 	SgdProblem	problem = {0};
 
 	uldp_refuse_window(fcinfo);
+	uldp_release_begin(fcinfo);
 	nvalues = uldp_aggref_constants(fcinfo, 3, values, nulls, 3);
-	uldp_check_not_null(2, names, nulls);
-	epsilon = DatumGetFloat8(values[0]);
-	delta = DatumGetFloat8(values[1]);
-	uldp_check_epsilon(epsilon);
-	uldp_check_delta(delta);
-	problem.options = parse_options(nvalues > 2 && !nulls[2] ? DatumGetJsonbP(values[2]) : NULL);
-	rho = uldp_release_rho("user_dp_sgd", epsilon, delta);
+	problem.options = call_options(nvalues, values, nulls, &epsilon, &delta);
+	rho = uldp_release_rho(epsilon, delta);
 
-	problem.dim = uldp_vec_dimension(state);
-	if (problem.dim > 0)
+	problem.dim = uldp_release_plan(fcinfo)->dimension;
+	if (state != NULL)
 		problem.users = uldp_vec_user_rows(state, &problem.nusers,
 										   uldp_highdim_bytes_per_point(problem.dim + 1));
 	count = uldp_noisy_count(problem.nusers, rho * COUNT_SHARE);
 	rho_rest = rho * (1 - COUNT_SHARE);
-	if (problem.dim == 0 || !uldp_enough_users(count, rho * COUNT_SHARE, delta * ULDP_SPEND_MARGIN))
+	if (!uldp_enough_users(count, rho * COUNT_SHARE, delta * ULDP_SPEND_MARGIN))
 		PG_RETURN_DATUM(model_jsonb(&problem.options, NULL, 0, epsilon, delta));
 
 	typical_norm = problem.options.feature_radius;

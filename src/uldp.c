@@ -3,11 +3,13 @@
  * uldp.c
  *	  Module entry point: configuration parameters and hooks.
  *
- * Releases need no shared_preload_libraries: budget charges run in dynamic
- * background workers that load the library by name.  Protected tables do:
- * the query gate's hooks exist only in sessions that loaded the library
- * before their first query, and without them roles that may not read a
- * protected table cannot query it at all.
+ * Releases need no shared_preload_libraries: a statement that loads the
+ * library is still prepared and charged before it reads rows
+ * (statement.c), and budget charges run in dynamic background workers that
+ * load the library by name.  Protected tables do: the query gate's hooks
+ * exist only in sessions that loaded the library before their first query,
+ * and without them roles that may not read a protected table cannot query
+ * it at all.
  *
  *-------------------------------------------------------------------------
  */
@@ -21,7 +23,11 @@
 #include "gate.h"
 #include "protect.h"
 #include "random.h"
+#include "release.h"
+#include "sgd.h"
+#include "statement.h"
 #include "userstate.h"
+#include "vecrelease.h"
 
 PG_MODULE_MAGIC;
 
@@ -53,4 +59,10 @@ _PG_init(void)
 
 	uldp_protect_init();
 	uldp_gate_init();
+	/* after the gate, so that its refusals come before any charge */
+	uldp_statement_init();
+	uldp_register_release("mean_finalfn", uldp_scalar_plan);
+	uldp_register_release("range_finalfn", uldp_scalar_plan);
+	uldp_register_release("vector_mean_finalfn", uldp_vector_mean_plan);
+	uldp_register_release("sgd_finalfn", uldp_sgd_plan);
 }

@@ -10,11 +10,22 @@
  * be merged exactly and all per-user clipping happens in the final
  * function, after combining.
  *
- * A user is identified by the binary image of its id.  By-value ids (int2,
- * int4, int8, date, ...) are used as the key directly; other ids (text, uuid,
- * numeric, ...) are interned: a second table maps their bytes, kept in a bump
- * arena and compared exactly, to dense numbers, so two different users can
- * never be merged by a hash collision.
+ * A user is identified by the binary image of its id (uldp_user_key):
+ * by-value ids (int2, int4, int8, date, ...) are the key directly; other ids
+ * (text, uuid, numeric, ...) are keyed by a 64-bit hash of their bytes, so
+ * that every user takes the same memory whatever its id.  Two ids that
+ * collide (about n^2 / 2^65 for n users) would count as one user: their
+ * rows share one bounded contribution, which never weakens the privacy of
+ * either.  Ids longer than ULDP_MAX_ID_BYTES are skipped, before they are
+ * read into memory.
+ *
+ * Memory.  A release over a protected table had its worst case
+ * (uldp_user_state_bytes_per_row() per row the table can hold) checked
+ * against uldp.max_state_memory before any row was read (statement.c), and
+ * is not checked again: an error while reading would depend on the rows.
+ * Other releases, whose callers may read the rows anyway, check the limit
+ * before every growth.  The hash table grows only when it is 90% full, never
+ * on long probe sequences, so its size depends on the number of users alone.
  *
  * Rows are buffered a few at a time while their buckets are prefetched
  * (state_add), and serialized partial states are kept as they are until the
@@ -26,10 +37,12 @@
 
 #include <math.h>
 
+#include "access/detoast.h"
 #include "common/hashfn.h"
 #include "fmgr.h"
 #include "utils/lsyscache.h"
 
+#include "statement.h"
 #include "userstate.h"
 
 int			uldp_max_state_memory = 1024 * 1024;	/* 1 GB */
@@ -37,8 +50,8 @@ int			uldp_max_state_memory = 1024 * 1024;	/* 1 GB */
 /*
  * One entry per user, 24 bytes: the transition function costs about one
  * cache miss per row once the users outgrow the CPU caches, so the smaller
- * the table the faster the aggregate.  "id" is the by-value datum, or the
- * dense number given to the user's bytes by the names table.
+ * the table the faster the aggregate.  "id" is the user's key
+ * (uldp_user_key).
  */
 typedef struct UldpUser
 {
@@ -48,32 +61,10 @@ typedef struct UldpUser
 	char		status;
 } UldpUser;
 
-/* By-reference ids: their bytes, kept in the arena after a uint32 length. */
-typedef struct UldpNameKey
-{
-	uint64		hash;
-	const char *bytes;
-	uint32		len;
-} UldpNameKey;
-
-typedef struct UldpName
-{
-	UldpNameKey key;
-	uint64		id;
-	char		status;
-} UldpName;
-
 static inline uint32
 user_hash(uint64 id)
 {
 	return (uint32) uldp_mix64(id);
-}
-
-static inline bool
-name_equal(const UldpNameKey *a, const UldpNameKey *b)
-{
-	return a->hash == b->hash && a->len == b->len &&
-		memcmp(a->bytes, b->bytes, a->len) == 0;
 }
 
 #define SH_PREFIX		users
@@ -82,46 +73,28 @@ name_equal(const UldpNameKey *a, const UldpNameKey *b)
 #define SH_KEY			id
 #define SH_HASH_KEY(tb, key) user_hash(key)
 #define SH_EQUAL(tb, a, b) ((a) == (b))
+#define SH_GROW_MIN_FILLFACTOR ULDP_HASH_FILLFACTOR
 #define SH_SCOPE		static inline
 #define SH_DECLARE
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
-#define SH_PREFIX		names
-#define SH_ELEMENT_TYPE UldpName
-#define SH_KEY_TYPE		UldpNameKey
-#define SH_KEY			key
-#define SH_HASH_KEY(tb, key) ((key).hash)
-#define SH_EQUAL(tb, a, b) name_equal(&(a), &(b))
-#define SH_SCOPE		static inline
-#define SH_DECLARE
-#define SH_DEFINE
-#include "lib/simplehash.h"
-
-#define ARENA_BLOCK_SIZE (64 * 1024)
 /* working memory of a release, per user: 4 arrays of doubles or keys
  * (range.c) and one byte per segment of the exponential mechanism */
 #define RELEASE_BYTES_PER_USER (4 * sizeof(double) + 2)
 /* rows buffered while their user's bucket is prefetched */
 #define PENDING_ROWS 8
-/* by-reference ids up to this long are buffered too, copied */
-#define PENDING_NAME_BYTES 32
-#define PENDING_ID_KNOWN PG_UINT32_MAX
+/* a serialized user: count, sum, id */
+#define SERIALIZED_USER_BYTES (sizeof(uint32) + sizeof(double) + sizeof(uint64))
 
 struct UldpState
 {
 	UldpParams	params;
 	bool		key_byval;
 	int16		key_typlen;
+	bool		bounded;		/* memory bounded before reading: no checks */
 	MemoryContext context;
 	users_hash *users;
-	/* by-reference ids only */
-	names_hash *names;
-	const char **name_of_id;	/* id -> [uint32 len][bytes] in the arena */
-	uint64		name_capacity;
-	char	   *arena;
-	Size		arena_free;
-	Size		arena_total;
 	/* serialized partial states not merged yet (see uldp_user_combinefn) */
 	List	   *chunks;
 	Size		chunk_bytes;
@@ -129,17 +102,14 @@ struct UldpState
 	int			npending;
 	struct
 	{
-		uint64		id;			/* unless name_len is set */
+		uint64		id;
 		double		sum;
 		uint64		count;
-		uint64		hash;		/* of id, or of the name */
-		uint32		name_len;	/* PENDING_ID_KNOWN, or the name's length */
-		char		name[PENDING_NAME_BYTES];
+		uint32		hash;
 	}			pending[PENDING_ROWS];
 };
 
-/* Serialized form: this header, then per user count, sum, and the id or
- * [uint32 len][bytes] */
+/* Serialized form: this header, then per user count, sum and id */
 typedef struct UldpStateHeader
 {
 	UldpParams	params;
@@ -153,14 +123,11 @@ PG_FUNCTION_INFO_V1(uldp_user_combinefn);
 PG_FUNCTION_INFO_V1(uldp_user_serialfn);
 PG_FUNCTION_INFO_V1(uldp_user_deserialfn);
 
-/* Bytes held with the tables grown as given, plus "extra". */
+/* Bytes held with the table grown to "users_size" entries, plus "extra". */
 static Size
-state_memory(const UldpState *state, uint64 users_size, uint64 names_size,
-			 Size extra)
+state_memory(const UldpState *state, uint64 users_size, Size extra)
 {
 	return sizeof(UldpState) + users_size * sizeof(UldpUser) +
-		names_size * sizeof(UldpName) +
-		state->name_capacity * sizeof(char *) + state->arena_total +
 		state->chunk_bytes + extra;
 }
 
@@ -180,119 +147,88 @@ uldp_check_state_memory(Size bytes, const char *hint)
 }
 
 static void
-check_memory_extra(const UldpState *state, uint64 users_size,
-				   uint64 names_size, Size extra)
+check_memory_extra(const UldpState *state, uint64 users_size, Size extra)
 {
-	uldp_check_state_memory(state_memory(state, users_size, names_size, extra),
-							"Each user takes 27 to 53 bytes (more for ids passed by reference, such as text), and the release needs 34 more");
+	if (!state->bounded)
+		uldp_check_state_memory(state_memory(state, users_size, extra),
+								"Each user takes 27 to 53 bytes, and the release needs 34 more");
 }
 
 static void
-check_memory(const UldpState *state, uint64 users_size, uint64 names_size)
+check_memory(const UldpState *state, uint64 users_size)
 {
-	check_memory_extra(state, users_size, names_size, 0);
+	check_memory_extra(state, users_size, 0);
+}
+
+/*
+ * The most memory a release over a protected table may need per row it
+ * reads: the table's entry, at most 2 / ULDP_HASH_FILLFACTOR entries a user
+ * (the table doubles when 90% full); the serialized copies of parallel
+ * workers' states, one user entry per row at most; and the release's
+ * working memory.
+ */
+double
+uldp_user_state_bytes_per_row(void)
+{
+	return 2 / ULDP_HASH_FILLFACTOR * sizeof(UldpUser) + SERIALIZED_USER_BYTES +
+		RELEASE_BYTES_PER_USER;
+}
+
+/*
+ * The 64-bit key of a user id datum (see the header), or false when the id
+ * is longer than ULDP_MAX_ID_BYTES and its row is to be skipped.
+ */
+bool
+uldp_user_key(Datum id, bool byval, int16 typlen, uint64 *key)
+{
+	const char *bytes;
+	Size		len;
+
+	if (byval)
+	{
+		*key = (uint64) id;
+		return true;
+	}
+	if (typlen == -1)
+	{
+		struct varlena *varlena;
+
+		if (toast_raw_datum_size(id) - VARHDRSZ > ULDP_MAX_ID_BYTES)
+			return false;
+		varlena = PG_DETOAST_DATUM_PACKED(id);
+		bytes = VARDATA_ANY(varlena);
+		len = VARSIZE_ANY_EXHDR(varlena);
+	}
+	else if (typlen == -2)
+	{
+		bytes = DatumGetCString(id);
+		len = strlen(bytes);
+		if (len > ULDP_MAX_ID_BYTES)
+			return false;
+	}
+	else
+	{
+		bytes = DatumGetPointer(id);
+		len = typlen;
+	}
+	*key = hash_bytes_extended((const unsigned char *) bytes, len, 0);
+	return true;
 }
 
 static UldpState *
 state_create(MemoryContext context, const UldpParams *params, bool key_byval,
-			 int16 key_typlen, uint32 expected_users)
+			 int16 key_typlen, bool bounded, uint32 expected_users)
 {
 	UldpState  *state = MemoryContextAllocZero(context, sizeof(UldpState));
 
 	state->params = *params;
 	state->key_byval = key_byval;
 	state->key_typlen = key_typlen;
+	state->bounded = bounded;
 	state->context = context;
-	check_memory(state, expected_users / 0.9, key_byval ? 0 : expected_users / 0.9);
+	check_memory(state, expected_users / ULDP_HASH_FILLFACTOR);
 	state->users = users_create(context, expected_users, NULL);
-	if (!key_byval)
-		state->names = names_create(context, expected_users, NULL);
 	return state;
-}
-
-static const char *
-arena_copy(UldpState *state, const char *bytes, uint32 len)
-{
-	Size		needed = sizeof(uint32) + len;
-	char	   *copy;
-
-	if (needed > state->arena_free)
-	{
-		Size		block = Max(ARENA_BLOCK_SIZE, needed);
-
-		state->arena_total += block;
-		check_memory(state, state->users->size, state->names->size);
-		state->arena = MemoryContextAllocHuge(state->context, block);
-		state->arena_free = block;
-	}
-	copy = state->arena;
-	memcpy(copy, &len, sizeof(uint32));
-	memcpy(copy + sizeof(uint32), bytes, len);
-	state->arena += needed;
-	state->arena_free -= needed;
-	return copy;
-}
-
-static uint64
-name_hash(const char *bytes, uint32 len)
-{
-	return hash_bytes_extended((const unsigned char *) bytes, len, 0);
-}
-
-/* The dense number of a by-reference user id whose name_hash() is "hash". */
-static uint64
-intern_name_hashed(UldpState *state, const char *bytes, uint32 len, uint64 hash)
-{
-	UldpName   *name;
-	UldpNameKey key;
-	bool		found;
-	uint64		size = state->names->size;
-
-	key.hash = hash;
-	key.bytes = bytes;
-	key.len = len;
-	if (unlikely(state->names->members + 1 >= state->names->grow_threshold))
-		check_memory(state, state->users->size, 2 * size);
-	name = names_insert(state->names, key, &found);
-	if (unlikely(state->names->size != size))
-		check_memory(state, state->users->size, state->names->size);
-	if (found)
-		return name->id;
-
-	name->id = state->names->members - 1;
-	if (name->id >= state->name_capacity)
-	{
-		state->name_capacity = Max(1024, 2 * state->name_capacity);
-		check_memory(state, state->users->size, state->names->size);
-		state->name_of_id = state->name_of_id
-			? repalloc_huge(state->name_of_id, state->name_capacity * sizeof(char *))
-			: MemoryContextAllocHuge(state->context, state->name_capacity * sizeof(char *));
-	}
-	state->name_of_id[name->id] = arena_copy(state, bytes, len);
-	name->key.bytes = state->name_of_id[name->id] + sizeof(uint32);
-	return name->id;
-}
-
-static uint32
-stored_name_length(const char *stored)
-{
-	uint32		len;
-
-	memcpy(&len, stored, sizeof(uint32));
-	return len;
-}
-
-static uint64
-intern_name(UldpState *state, const char *bytes, uint32 len)
-{
-	return intern_name_hashed(state, bytes, len, name_hash(bytes, len));
-}
-
-/* intern_name() for a name stored as [uint32 len][bytes] */
-static uint64
-intern_stored_name(UldpState *state, const char *stored)
-{
-	return intern_name(state, stored + sizeof(uint32), stored_name_length(stored));
 }
 
 /*
@@ -316,18 +252,14 @@ user_add(UldpUser *user, double sum, uint64 count)
 
 static void
 state_accumulate(UldpState *state, uint64 id, uint32 hash, double sum,
-					  uint64 count)
+				 uint64 count)
 {
 	UldpUser   *user;
 	bool		found;
-	uint64		size = state->users->size;
 
 	if (unlikely(state->users->members + 1 >= state->users->grow_threshold))
-		check_memory(state, 2 * size, state->names ? state->names->size : 0);
+		check_memory(state, 2 * state->users->size);
 	user = users_insert_hash(state->users, id, hash, &found);
-	/* long probe sequences can also make simplehash grow */
-	if (unlikely(state->users->size != size))
-		check_memory(state, state->users->size, state->names ? state->names->size : 0);
 	if (!found)
 	{
 		user->count = 0;
@@ -336,26 +268,12 @@ state_accumulate(UldpState *state, uint64 id, uint32 hash, double sum,
 	user_add(user, sum, count);
 }
 
-/*
- * Adds the buffered rows: first the buffered names are interned (their
- * buckets were prefetched when they were buffered) and their users' buckets
- * prefetched, then the rows are added.
- */
+/* Adds the buffered rows, whose buckets were prefetched when buffered. */
 static void
 state_flush(UldpState *state)
 {
 	for (int i = 0; i < state->npending; i++)
-	{
-		if (state->pending[i].name_len == PENDING_ID_KNOWN)
-			continue;
-		state->pending[i].id = intern_name_hashed(state, state->pending[i].name,
-												  state->pending[i].name_len,
-												  state->pending[i].hash);
-		state->pending[i].hash = user_hash(state->pending[i].id);
-		__builtin_prefetch(&state->users->data[state->pending[i].hash & state->users->sizemask]);
-	}
-	for (int i = 0; i < state->npending; i++)
-		state_accumulate(state, state->pending[i].id, (uint32) state->pending[i].hash,
+		state_accumulate(state, state->pending[i].id, state->pending[i].hash,
 						 state->pending[i].sum, state->pending[i].count);
 	state->npending = 0;
 }
@@ -377,29 +295,6 @@ state_add(UldpState *state, uint64 id, double sum, uint64 count)
 	state->pending[state->npending].sum = sum;
 	state->pending[state->npending].count = count;
 	state->pending[state->npending].hash = hash;
-	state->pending[state->npending].name_len = PENDING_ID_KNOWN;
-	if (++state->npending == PENDING_ROWS)
-		state_flush(state);
-}
-
-/* state_add() for one row of a user given by its name (by-reference id). */
-static void
-state_add_named(UldpState *state, const char *bytes, uint32 len, double value)
-{
-	uint64		hash;
-
-	if (len > PENDING_NAME_BYTES)
-	{
-		state_add(state, intern_name(state, bytes, len), value, 1);
-		return;
-	}
-	hash = name_hash(bytes, len);
-	__builtin_prefetch(&state->names->data[(uint32) hash & state->names->sizemask]);
-	state->pending[state->npending].sum = value;
-	state->pending[state->npending].count = 1;
-	state->pending[state->npending].hash = hash;
-	state->pending[state->npending].name_len = len;
-	memcpy(state->pending[state->npending].name, bytes, len);
 	if (++state->npending == PENDING_ROWS)
 		state_flush(state);
 }
@@ -415,11 +310,10 @@ merge_chunk(UldpState *state, const char *chunk)
 	memcpy(&header, cursor, sizeof(header));
 	cursor += sizeof(header);
 	/* room for at least this chunk's users, so the table grows at most once */
-	size_needed = (uint64) (header.nusers / 0.9) + 1;
+	size_needed = (uint64) (header.nusers / ULDP_HASH_FILLFACTOR) + 1;
 	if (size_needed > state->users->size)
 	{
-		check_memory(state, pg_nextpower2_64(size_needed),
-					 state->names ? state->names->size : 0);
+		check_memory(state, pg_nextpower2_64(size_needed));
 		users_grow(state->users, size_needed);
 	}
 
@@ -432,13 +326,7 @@ merge_chunk(UldpState *state, const char *chunk)
 
 		GET(count);
 		GET(sum);
-		if (header.key_byval)
-			GET(id);
-		else
-		{
-			id = intern_stored_name(state, cursor);
-			cursor += sizeof(uint32) + stored_name_length(cursor);
-		}
+		GET(id);
 		state_add(state, id, sum, count);
 	}
 #undef GET
@@ -467,45 +355,14 @@ state_settle(UldpState *state)
 	state_flush(state);
 }
 
-/* Adds one row of the user whose id is the datum "id". */
-static void
-state_add_row(UldpState *state, Datum id, double value)
-{
-	const char *bytes;
-	uint32		len;
-
-	if (state->key_byval)
-	{
-		state_add(state, (uint64) id, value, 1);
-		return;
-	}
-	if (state->key_typlen == -1)
-	{
-		struct varlena *varlena = PG_DETOAST_DATUM_PACKED(id);
-
-		bytes = VARDATA_ANY(varlena);
-		len = VARSIZE_ANY_EXHDR(varlena);
-	}
-	else if (state->key_typlen == -2)
-	{
-		bytes = DatumGetCString(id);
-		len = strlen(bytes);
-	}
-	else
-	{
-		bytes = DatumGetPointer(id);
-		len = state->key_typlen;
-	}
-	state_add_named(state, bytes, len, value);
-}
-
 /*
  * uldp_user_transfn(state, value, user_id, epsilon [, lower, upper [, tau]])
  *
- * Rows with a NULL user id, a NULL value or a NaN are skipped; infinite
- * values and values outside the bounds are clamped to the bounds (to
- * +-ULDP_MAX_MAGNITUDE without bounds).  Nothing here depends on other rows,
- * raises a data-dependent error or emits a notice.
+ * Rows with a NULL user id, a NULL value, a NaN or a user id longer than
+ * ULDP_MAX_ID_BYTES are skipped; infinite values and values outside the
+ * bounds are clamped to the bounds (to +-ULDP_MAX_MAGNITUDE without
+ * bounds).  Nothing here depends on other rows, raises a data-dependent
+ * error or emits a notice.
  */
 Datum
 uldp_user_transfn(PG_FUNCTION_ARGS)
@@ -513,6 +370,8 @@ uldp_user_transfn(PG_FUNCTION_ARGS)
 	MemoryContext aggcontext;
 	UldpState  *state = PG_ARGISNULL(0) ? NULL : (UldpState *) PG_GETARG_POINTER(0);
 	double		value;
+
+	uint64		id;
 
 	if (state == NULL)
 	{
@@ -525,17 +384,19 @@ uldp_user_transfn(PG_FUNCTION_ARGS)
 			uldp_refuse_window(fcinfo);
 		uldp_params_from_args(fcinfo, 3, &params);
 		get_typlenbyval(key_type, &typlen, &typbyval);
-		state = state_create(aggcontext, &params, typbyval, typlen, 1024);
+		state = state_create(aggcontext, &params, typbyval, typlen,
+							 uldp_release_bounded(fcinfo), 1024);
 	}
 
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		PG_RETURN_POINTER(state);
 	value = PG_GETARG_FLOAT8(1);
-	if (isnan(value))
+	if (isnan(value) ||
+		!uldp_user_key(PG_GETARG_DATUM(2), state->key_byval, state->key_typlen, &id))
 		PG_RETURN_POINTER(state);
 	value = Min(Max(value, state->params.lower), state->params.upper);
 
-	state_add_row(state, PG_GETARG_DATUM(2), value);
+	state_add(state, id, value, 1);
 	PG_RETURN_POINTER(state);
 }
 
@@ -574,9 +435,7 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 	state_flush(state2);
 	users_start_iterate(state2->users, &iterator);
 	while ((user = users_iterate(state2->users, &iterator)) != NULL)
-		state_add(state1,
-				  state2->key_byval ? user->id : intern_stored_name(state1, state2->name_of_id[user->id]),
-				  user->sum, user->count);
+		state_add(state1, user->id, user->sum, user->count);
 	state_flush(state1);
 	PG_RETURN_POINTER(state1);
 }
@@ -593,11 +452,7 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 	char	   *cursor;
 
 	state_settle(state);
-	users_start_iterate(state->users, &iterator);
-	while ((user = users_iterate(state->users, &iterator)) != NULL)
-		size += sizeof(uint32) + sizeof(double) +
-			(state->key_byval ? sizeof(uint64) : sizeof(uint32) + stored_name_length(state->name_of_id[user->id]));
-
+	size += state->users->members * SERIALIZED_USER_BYTES;
 	result = palloc_extended(size, MCXT_ALLOC_HUGE);
 	SET_VARSIZE(result, size);
 	memset(&header, 0, sizeof(header));
@@ -615,16 +470,7 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 	{
 		PUT(user->count);		/* a uint32 */
 		PUT(user->sum);
-		if (state->key_byval)
-			PUT(user->id);
-		else
-		{
-			const char *name = state->name_of_id[user->id];
-			Size		stored = sizeof(uint32) + stored_name_length(name);
-
-			memcpy(cursor, name, stored);
-			cursor += stored;
-		}
+		PUT(user->id);
 	}
 #undef PUT
 	Assert(cursor == (char *) result + size);
@@ -651,9 +497,9 @@ uldp_user_deserialfn(PG_FUNCTION_ARGS)
 		elog(ERROR, "uldp_user_deserialfn called in non-aggregate context");
 	memcpy(&header, VARDATA_ANY(serialized), sizeof(header));
 	state = state_create(aggcontext, &header.params, header.key_byval,
-						 header.key_typlen, 1024);
+						 header.key_typlen, uldp_release_bounded(fcinfo), 1024);
 	state->chunk_bytes = size;
-	check_memory(state, state->users->size, state->names ? state->names->size : 0);
+	check_memory(state, state->users->size);
 	chunk = MemoryContextAllocHuge(aggcontext, size);
 	memcpy(chunk, VARDATA_ANY(serialized), size);
 	old_context = MemoryContextSwitchTo(aggcontext);
@@ -681,7 +527,6 @@ uldp_state_user_means(UldpState *state, int64 *nusers)
 	/* the release needs the averages and, in range.c, up to three more
 	 * arrays of 8 bytes and two bytes of segments per user */
 	check_memory_extra(state, state->users->size,
-					   state->names ? state->names->size : 0,
 					   (Size) state->users->members * RELEASE_BYTES_PER_USER);
 	means = palloc_extended(Max(state->users->members, 1) * sizeof(double),
 							MCXT_ALLOC_HUGE);

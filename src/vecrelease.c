@@ -7,12 +7,13 @@
  * Privacy model: as for every uldp release, neighbouring tables differ by
  * all the rows of one user (added or removed), and the number of users is
  * private.  The dimension of the vectors is public, like the column's type
- * (vecstate.c).  The release is charged (epsilon, delta) before anything
- * is computed; its mechanisms share rho = uldp_zcdp_rho(epsilon, delta).
+ * (dimension.c).  The release is charged (epsilon, delta) with its
+ * statement, before any row is read (statement.c); its mechanisms share
+ * rho = uldp_zcdp_rho(epsilon, delta).
  *
- * Too few users.  The dimension of an empty input is unknown, so an empty
- * input cannot release a vector of the right length; releasing one for any
- * non-empty input would tell the two apart.  So every vector release first
+ * Too few users.  A release over too few users would be mostly noise, and
+ * one over none must look like one over a single user.  So every vector
+ * release first
  * draws a noisy count of the users (discrete Gaussian, rho / 8) and
  * releases an empty array unless the noisy count reaches
  * T = 1 + sigma sqrt(2 ln(1 / delta)).  For one user against none the
@@ -44,6 +45,7 @@
 #include "noise.h"
 #include "params.h"
 #include "range.h"
+#include "statement.h"
 #include "vecrelease.h"
 #include "vecstate.h"
 
@@ -57,12 +59,53 @@
 
 PG_FUNCTION_INFO_V1(uldp_vector_mean_finalfn);
 
-/* Charges the release and returns the rho its mechanisms may share. */
+/* The rho that the mechanisms of a release charged (epsilon, delta) may share. */
 double
-uldp_release_rho(const char *function, double epsilon, double delta)
+uldp_release_rho(double epsilon, double delta)
 {
-	uldp_charge(function, epsilon, delta, NULL);
 	return uldp_zcdp_rho(epsilon * ULDP_SPEND_MARGIN, delta * ULDP_SPEND_MARGIN);
+}
+
+/*
+ * The public dimension of a vector release (see dimension.c), or an error
+ * when the statement does not fix it; "how" says how else to give it.
+ */
+int
+uldp_vector_dimension(const char *function, int dimension, const char *how)
+{
+	if (dimension == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the dimension of the vectors of %s must be public", function),
+				 errdetail("It decides the release, so it is read from the query before any row, never from the rows."),
+				 errhint("Declare CHECK (cardinality(column) = dimension) on the vector column, or build the vector with ARRAY[...]%s.",
+						 how)));
+	if (dimension > ULDP_MAX_DIMENSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s takes vectors of at most %d elements, not %d",
+						function, ULDP_MAX_DIMENSION, dimension),
+				 errhint("Project the vectors to fewer dimensions.")));
+	return dimension;
+}
+
+/*
+ * The plan of user_dp_mean on vectors: (epsilon, delta [, radius [, tau]])
+ * validated, and the public dimension.
+ */
+void
+uldp_vector_mean_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
+{
+	UldpVectorParams params;
+
+	uldp_vector_params_set(&params, call->nparams, call->params, call->nulls);
+	plan->epsilon = params.epsilon;
+	plan->delta = params.delta;
+	plan->dimension = uldp_vector_dimension(call->function, call->dimension, "");
+	/* the state, each user's mean and the mechanism's working memory */
+	plan->bytes_per_row = uldp_vec_state_bytes_per_row(false, plan->dimension) +
+		(plan->dimension + 1) * sizeof(double) +
+		uldp_highdim_bytes_per_point(plan->dimension);
 }
 
 static double
@@ -119,7 +162,7 @@ uldp_vector_mean_finalfn(PG_FUNCTION_ARGS)
 	UldpVectorParams params;
 	Datum		values[4];
 	bool		nulls[4];
-	int			dim = uldp_vec_dimension(state);
+	int			dim;
 	double		rho;
 	double		rho_rest;
 	double	   *means = NULL;
@@ -129,15 +172,17 @@ uldp_vector_mean_finalfn(PG_FUNCTION_ARGS)
 	int64		n = 0;
 
 	uldp_refuse_window(fcinfo);
+	uldp_release_begin(fcinfo);
 	uldp_vector_params_set(&params, uldp_aggref_constants(fcinfo, 2, values, nulls, 4),
 						   values, nulls);
-	rho = uldp_release_rho("user_dp_mean", params.epsilon, params.delta);
+	rho = uldp_release_rho(params.epsilon, params.delta);
+	dim = uldp_release_plan(fcinfo)->dimension;
 
-	if (dim > 0)
+	if (state != NULL)
 		means = uldp_vec_user_means(state, &n, uldp_highdim_bytes_per_point(dim));
 	count = uldp_noisy_count(n, rho * COUNT_SHARE);
 	rho_rest = rho * (1 - COUNT_SHARE);
-	if (dim == 0 || !uldp_enough_users(count, rho * COUNT_SHARE, params.delta * ULDP_SPEND_MARGIN))
+	if (!uldp_enough_users(count, rho * COUNT_SHARE, params.delta * ULDP_SPEND_MARGIN))
 		PG_RETURN_ARRAYTYPE_P(float8_array(NULL, 0));
 
 	radius = params.radius;

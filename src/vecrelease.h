@@ -10,8 +10,13 @@
 #ifndef ULDP_VECRELEASE_H
 #define ULDP_VECRELEASE_H
 
-extern double uldp_release_rho(const char *function, double epsilon,
-							   double delta);
+#include "statement.h"
+
+extern double uldp_release_rho(double epsilon, double delta);
+extern int	uldp_vector_dimension(const char *function, int dimension,
+								  const char *how);
+extern void uldp_vector_mean_plan(const UldpReleaseCall *call,
+								  UldpReleasePlan *plan);
 extern double uldp_noisy_count(int64 n, double rho);
 extern bool uldp_enough_users(double noisy_count, double rho, double delta);
 extern double uldp_private_scale(const double *statistics, int64 n,

@@ -9,21 +9,20 @@
  * row's gradient at every step, so it keeps every row, packed as
  * dim + 1 doubles (the features, then the label) plus the 4-byte number of
  * its user.  The hash table costs 16 bytes a user in addition, at a load
- * factor of at most 0.9.  Before the state would grow beyond
- * uldp.max_state_memory, including what the release will need, the
- * aggregate fails with an error instead of exhausting memory.
+ * factor of at most 0.9.
  *
- * A user id passed by value (int, bigint, date, ...) is its own key; an id
- * passed by reference (text, uuid, numeric, ...) is keyed by a 64-bit hash
- * of its bytes.  Two ids that collide (about n^2 / 2^65 for n users) would
- * be treated as one user: their rows would share one bounded contribution,
- * which never weakens the privacy of either.
+ * Users are keyed as by the scalar aggregates (uldp_user_key): two ids whose
+ * 64-bit hashes collide would share one bounded contribution, which never
+ * weakens the privacy of either.
  *
- * The dimension of the vectors is part of the schema, public like the
- * column's type: every row must have it, and a row that does not raises an
- * error (declare CHECK (cardinality(v) = d) to make that impossible).  Rows
- * with a NULL vector, label or user, a NULL element or a NaN are skipped;
- * infinite elements are clamped.  Nothing else depends on the data.
+ * The dimension of the vectors is public, like the column's type: the
+ * statement read it from the plan before reading rows (dimension.c).  A row
+ * whose vector does not have exactly that many elements, has a NULL element
+ * or a NaN, or whose label or user is NULL, is skipped; its size is checked
+ * before the array is read into memory.  Infinite elements are clamped.
+ * Nothing else depends on the data.  Memory is checked as for the scalar
+ * aggregates (userstate.c): before reading, from the table's size, for a
+ * release over a protected table; at every growth otherwise.
  *
  *-------------------------------------------------------------------------
  */
@@ -31,12 +30,13 @@
 
 #include <math.h>
 
-#include "common/hashfn.h"
+#include "access/detoast.h"
 #include "fmgr.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
 
 #include "params.h"
+#include "statement.h"
 #include "userstate.h"
 #include "vecstate.h"
 
@@ -53,6 +53,7 @@ typedef struct UldpUserIndex
 #define SH_KEY			key
 #define SH_HASH_KEY(tb, key) ((uint32) uldp_mix64(key))
 #define SH_EQUAL(tb, a, b) ((a) == (b))
+#define SH_GROW_MIN_FILLFACTOR ULDP_HASH_FILLFACTOR
 #define SH_SCOPE		static inline
 #define SH_DECLARE
 #define SH_DEFINE
@@ -62,8 +63,9 @@ struct UldpVecState
 {
 	MemoryContext context;
 	bool		keep_rows;		/* user_dp_sgd: every row; else per-user sums */
+	bool		bounded;		/* memory bounded before reading: no checks */
 	double		row_radius;		/* mean: rows are clipped to this l2 norm */
-	int			dim;			/* 0 until the first vector */
+	int			dim;			/* the public dimension */
 	bool		key_byval;
 	int16		key_typlen;
 	userindex_hash *users;
@@ -108,8 +110,25 @@ static void
 check_memory(const UldpVecState *state, uint64 table_size,
 			 int64 user_capacity, int64 row_capacity)
 {
-	uldp_check_state_memory(state_bytes(state, table_size, user_capacity,
-										row_capacity), memory_hint(state));
+	if (!state->bounded)
+		uldp_check_state_memory(state_bytes(state, table_size, user_capacity,
+											row_capacity), memory_hint(state));
+}
+
+/*
+ * The most memory the state of a release over a protected table may need
+ * per row it reads (the release's own working memory comes on top): arrays
+ * at most twice their content, and at most 2 / ULDP_HASH_FILLFACTOR table
+ * entries a user.
+ */
+double
+uldp_vec_state_bytes_per_row(bool keep_rows, int dim)
+{
+	double		entries = 2 / ULDP_HASH_FILLFACTOR * sizeof(UldpUserIndex);
+
+	if (keep_rows)
+		return entries + 2 * ((dim + 1) * sizeof(double) + sizeof(uint32));
+	return entries + 2 * (dim * sizeof(double) + sizeof(uint32));
 }
 
 static UldpVecState *
@@ -126,31 +145,14 @@ state_create(FunctionCallInfo fcinfo, int id_arg, bool keep_rows,
 	state = MemoryContextAllocZero(aggcontext, sizeof(UldpVecState));
 	state->context = aggcontext;
 	state->keep_rows = keep_rows;
+	state->bounded = uldp_release_bounded(fcinfo);
 	state->row_radius = row_radius;
+	state->dim = uldp_release_plan(fcinfo)->dimension;
+	state->scratch = MemoryContextAlloc(aggcontext, (state->dim + 1) * sizeof(double));
 	get_typlenbyval(key_type, &state->key_typlen, &typbyval);
 	state->key_byval = typbyval;
 	state->users = userindex_create(aggcontext, 1024, NULL);
 	return state;
-}
-
-/* The 64-bit key of a user id datum. */
-static uint64
-user_key(const UldpVecState *state, Datum id)
-{
-	if (state->key_byval)
-		return (uint64) id;
-	if (state->key_typlen == -1)
-	{
-		struct varlena *varlena = PG_DETOAST_DATUM_PACKED(id);
-
-		return hash_bytes_extended((const unsigned char *) VARDATA_ANY(varlena),
-								   VARSIZE_ANY_EXHDR(varlena), 0);
-	}
-	if (state->key_typlen == -2)
-		return hash_bytes_extended((const unsigned char *) DatumGetCString(id),
-								   strlen(DatumGetCString(id)), 0);
-	return hash_bytes_extended((const unsigned char *) DatumGetPointer(id),
-							   state->key_typlen, 0);
 }
 
 static void *
@@ -160,9 +162,9 @@ grow(const UldpVecState *state, void *array, Size new_bytes)
 		: MemoryContextAllocHuge(state->context, new_bytes);
 }
 
-/* The dense number of the user whose id is "id", added if new. */
+/* The dense number of the user whose key is "key", added if new. */
 static uint32
-user_number(UldpVecState *state, Datum id)
+user_number(UldpVecState *state, uint64 key)
 {
 	bool		found;
 	UldpUserIndex *entry;
@@ -170,7 +172,7 @@ user_number(UldpVecState *state, Datum id)
 	if (unlikely(state->users->members + 1 >= state->users->grow_threshold))
 		check_memory(state, 2 * state->users->size, state->user_capacity,
 					 state->row_capacity);
-	entry = userindex_insert(state->users, user_key(state, id), &found);
+	entry = userindex_insert(state->users, key, &found);
 	if (found)
 		return entry->number;
 
@@ -251,40 +253,35 @@ uldp_clip_to_ball(double *v, int dim, double radius)
 }
 
 /*
- * The elements of a vector argument, or NULL when the row is to be skipped
- * (a NULL element or a NaN).  Sets the state's dimension from the first
- * vector; a vector of another dimension is an error.
+ * The elements of a vector argument, or NULL when the row is to be skipped:
+ * not exactly dim elements in one dimension, a NULL element, or a NaN.  The
+ * stored size is checked first, so that no array larger than a valid one is
+ * ever read into memory.
  */
 static const double *
-vector_elements(UldpVecState *state, ArrayType *array)
+vector_elements(const UldpVecState *state, Datum datum)
 {
-	int			n = ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array));
-	const double *elements = (const double *) ARR_DATA_PTR(array);
+	ArrayType  *array;
+	const double *elements;
 
-	if (state->dim == 0)
-	{
-		if (n < 1 || n > ULDP_MAX_DIMENSION)
-			ereport(ERROR,
-					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-					 errmsg("vectors must have between 1 and %d elements, not %d",
-							ULDP_MAX_DIMENSION, n),
-					 errhint("The dimension of the vectors is part of the schema; declare the column with CHECK (cardinality(column) = dimension).")));
-		state->dim = n;
-		state->scratch = MemoryContextAlloc(state->context, (n + 1) * sizeof(double));
-	}
-	else if (n != state->dim)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("all vectors must have the same dimension, %d, not %d",
-						state->dim, n),
-				 errhint("The dimension of the vectors is part of the schema; declare the column with CHECK (cardinality(column) = %d).",
-						 state->dim)));
-	if (ARR_HASNULL(array))
+	if (toast_raw_datum_size(datum) != ARR_OVERHEAD_NONULLS(1) + state->dim * sizeof(float8))
 		return NULL;
-	for (int j = 0; j < n; j++)
+	array = DatumGetArrayTypeP(datum);
+	if (ARR_NDIM(array) != 1 || ARR_HASNULL(array) ||
+		ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array)) != state->dim)
+		return NULL;
+	elements = (const double *) ARR_DATA_PTR(array);
+	for (int j = 0; j < state->dim; j++)
 		if (isnan(elements[j]))
 			return NULL;
 	return elements;
+}
+
+/* The key of a row's user, or false when the row is to be skipped. */
+static bool
+row_user(const UldpVecState *state, Datum id, uint64 *key)
+{
+	return uldp_user_key(id, state->key_byval, state->key_typlen, key);
 }
 
 /*
@@ -298,6 +295,7 @@ uldp_vector_transfn(PG_FUNCTION_ARGS)
 	const double *elements;
 	double	   *sum;
 	uint32		number;
+	uint64		key;
 
 	if (state == NULL)
 	{
@@ -306,15 +304,15 @@ uldp_vector_transfn(PG_FUNCTION_ARGS)
 		state = state_create(fcinfo, 2, false,
 							 radius > 0 && radius < ULDP_VECTOR_MAX_NORM ? radius : ULDP_VECTOR_MAX_NORM);
 	}
-	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || !row_user(state, PG_GETARG_DATUM(2), &key))
 		PG_RETURN_POINTER(state);
-	elements = vector_elements(state, PG_GETARG_ARRAYTYPE_P(1));
+	elements = vector_elements(state, PG_GETARG_DATUM(1));
 	if (elements == NULL)
 		PG_RETURN_POINTER(state);
 
 	memcpy(state->scratch, elements, state->dim * sizeof(double));
 	uldp_clip_to_ball(state->scratch, state->dim, state->row_radius);
-	number = user_number(state, PG_GETARG_DATUM(2));
+	number = user_number(state, key);
 	sum = &state->sums[(int64) number * state->dim];
 	for (int j = 0; j < state->dim; j++)
 		sum[j] += state->scratch[j];
@@ -339,13 +337,15 @@ uldp_sgd_transfn(PG_FUNCTION_ARGS)
 	const double *elements;
 	double		label;
 	double	   *row;
+	uint64		key;
 
 	if (state == NULL)
 		state = state_create(fcinfo, 3, true, 0);
-	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) ||
+		!row_user(state, PG_GETARG_DATUM(3), &key))
 		PG_RETURN_POINTER(state);
 	label = PG_GETARG_FLOAT8(2);
-	elements = vector_elements(state, PG_GETARG_ARRAYTYPE_P(1));
+	elements = vector_elements(state, PG_GETARG_DATUM(1));
 	if (elements == NULL || isnan(label))
 		PG_RETURN_POINTER(state);
 
@@ -362,14 +362,8 @@ uldp_sgd_transfn(PG_FUNCTION_ARGS)
 	for (int j = 0; j < state->dim; j++)
 		row[j] = Min(Max(elements[j], -ULDP_MAX_MAGNITUDE), ULDP_MAX_MAGNITUDE);
 	row[state->dim] = Min(Max(label, -ULDP_MAX_MAGNITUDE), ULDP_MAX_MAGNITUDE);
-	state->row_user[state->nrows++] = user_number(state, PG_GETARG_DATUM(3));
+	state->row_user[state->nrows++] = user_number(state, key);
 	PG_RETURN_POINTER(state);
-}
-
-int
-uldp_vec_dimension(const UldpVecState *state)
-{
-	return state ? state->dim : 0;
 }
 
 /*

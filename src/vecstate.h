@@ -28,7 +28,7 @@ typedef struct UldpUserRows
 	int64		count;
 } UldpUserRows;
 
-extern int	uldp_vec_dimension(const UldpVecState *state);
+extern double uldp_vec_state_bytes_per_row(bool keep_rows, int dim);
 extern double *uldp_vec_user_means(UldpVecState *state, int64 *nusers,
 								   Size per_user_extra);
 extern UldpUserRows *uldp_vec_user_rows(UldpVecState *state, int64 *nusers,

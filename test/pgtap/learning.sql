@@ -12,7 +12,7 @@ CREATE ROLE uldp_tap_learning_analyst LOGIN;
 CREATE ROLE uldp_tap_learning_poor LOGIN;
 CREATE ROLE uldp_tap_learning_nobody NOLOGIN;
 -- 200 users, 1 + u % 3 rows: two features, a linear label y and a binary label c
-CREATE TABLE public.uldp_tap_learning_rows (u int, v float8[], y float8, c float8);
+CREATE TABLE public.uldp_tap_learning_rows (u int, v float8[] CHECK (cardinality(v) = 2), y float8, c float8);
 INSERT INTO public.uldp_tap_learning_rows
     SELECT u, ARRAY[(u % 10) / 5.0 - 1, (j % 3) - 1.0], (u % 10) / 5.0 - (j % 3) + 0.5, (u % 2)::float8
     FROM generate_series(1, 200) u, generate_series(0, 2) j WHERE j <= u % 3;
@@ -117,8 +117,8 @@ SELECT throws_ok($$SELECT user_dp_mean(v, u, NULL, 1e-6) FROM uldp_tap_learning_
 SELECT throws_ok($$SELECT user_dp_mean(v, u, 1, NULL, 1) FROM uldp_tap_learning_rows$$, '22004', NULL, 'mean: NULL delta');
 SELECT throws_ok($$SELECT user_dp_mean(v, u, 1, 1e-6, NULL) FROM uldp_tap_learning_rows$$, '22004', NULL, 'mean: NULL radius');
 SELECT throws_ok($$SELECT user_dp_mean(CASE WHEN u = 7 THEN v || 1.0::float8 ELSE v END, u, 1, 1e-6) FROM uldp_tap_learning_rows$$,
-    '2202E', NULL, 'mean: a vector of another dimension');
-SELECT throws_ok($$SELECT user_dp_mean('{}'::float8[], u, 1, 1e-6) FROM uldp_tap_learning_rows$$, '2202E', NULL, 'mean: an empty vector');
+    '22023', NULL, 'mean: a dimension the query does not fix (the error does not depend on the rows)');
+SELECT throws_ok($$SELECT user_dp_mean('{}'::float8[], u, 1, 1e-6) FROM uldp_tap_learning_rows$$, '22023', NULL, 'mean: an empty vector');
 SELECT throws_ok($$SELECT user_dp_mean(v, u, 1, 1e-6) OVER () FROM uldp_tap_learning_rows$$, '0A000', NULL, 'mean: as a window function');
 SELECT throws_ok($$SELECT user_dp_sgd(v, y, u, 1, 1e-6, '{"loss": "hinge"}') FROM uldp_tap_learning_rows$$, '22023', NULL, 'sgd: unknown loss');
 SELECT throws_ok($$SELECT user_dp_sgd(v, y, u, 1, 1e-6, '{"method": "sgd"}') FROM uldp_tap_learning_rows$$, '22023', NULL, 'sgd: unknown method');
@@ -131,7 +131,7 @@ SELECT throws_ok($$SELECT user_dp_sgd(v, y, u, 1, 1e-6, '"squared"') FROM uldp_t
 SELECT throws_ok($$SELECT user_dp_sgd(v, y, u, 1, 1e-6, '{"iterations": 10}') OVER () FROM uldp_tap_learning_rows$$, '0A000', NULL, 'sgd: as a window function');
 SELECT throws_ok($$SELECT user_dp_sgd(v || 1.0::float8, y, u, 1, 1e-6) FROM uldp_tap_learning_rows WHERE u = 1
                    UNION ALL SELECT user_dp_sgd(CASE WHEN u = 2 THEN v || 1.0::float8 ELSE v END, y, u, 1, 1e-6) FROM uldp_tap_learning_rows$$,
-    '2202E', NULL, 'sgd: a feature vector of another dimension');
+    '22023', NULL, 'sgd: features whose dimension the query does not fix');
 SELECT throws_ok($$SELECT uldp.predict('{"loss": "squared"}', '{1, 2}')$$, '22023', NULL, 'predict: a model without weights');
 SELECT throws_ok($$SELECT uldp.predict('{"loss": "squared", "weights": [1, 2, 3], "feature_radius": 1}', '{1}')$$,
     '2202E', NULL, 'predict: the wrong number of features');

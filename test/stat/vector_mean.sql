@@ -53,12 +53,12 @@
 
 CREATE ROLE uldp_stat_vm_analyst LOGIN;
 SELECT uldp.set_budget('uldp_stat_vm_analyst', 1e9, 1) IS NULL AS budget_set \gset
-CREATE TABLE public.uldp_stat_vm_acc (u int, v float8[]);
+CREATE TABLE public.uldp_stat_vm_acc (u int, v float8[] CHECK (cardinality(v) = 3));
 INSERT INTO public.uldp_stat_vm_acc
     SELECT u, ARRAY[1 + ((u % 4) - 1.5) * 0.5, -2 + ((u % 5) - 2) * 0.5, 0.5 + ((u % 8) - 3.5) * 0.25]
     FROM generate_series(1, 400) u;
 -- D is u <= 100, D' is every row
-CREATE TABLE public.uldp_stat_vm_nb (u int, v float8[]);
+CREATE TABLE public.uldp_stat_vm_nb (u int, v float8[] CHECK (cardinality(v) = 1));
 INSERT INTO public.uldp_stat_vm_nb SELECT u, ARRAY[0::float8] FROM generate_series(1, 100) u;
 INSERT INTO public.uldp_stat_vm_nb VALUES (101, ARRAY[1::float8]);
 GRANT SELECT ON public.uldp_stat_vm_acc, public.uldp_stat_vm_nb TO uldp_stat_vm_analyst;

@@ -1,0 +1,578 @@
+/*-------------------------------------------------------------------------
+ *
+ * statement.c
+ *	  Charging a statement's releases before it reads any row.
+ *
+ * Whatever a statement does while it reads rows can be observed by the
+ * caller: an error, a cancel by statement_timeout, a memory failure, the time
+ * it takes.  If the budget were charged after the rows were read (in the
+ * final function), a role without budget could make any of these depend on
+ * one user's rows and learn them for free.  So a statement's releases are
+ * charged first:
+ *
+ *	1. When the executor starts a statement, every Agg node of its plan
+ *	   (subplans, CTEs and initplans included) that finalizes uldp aggregates
+ *	   is found, and each release's public parameters are read from the
+ *	   aggregate call and validated by its kind (the function registered for
+ *	   its final function).  Everything that can make a release fail is
+ *	   decided here, from public facts only: invalid parameters, a vector
+ *	   dimension that is not public, grouping or window use, and, for a
+ *	   release over a protected table, whether its worst-case memory fits
+ *	   uldp.max_state_memory (the number of rows the table can hold, from its
+ *	   size on disk, bounds its users).
+ *	2. The statement's total epsilon and delta are charged in one ledger row
+ *	   (budget.c), before any row is read.  A role without enough budget is
+ *	   refused here, with the same error whatever the data.
+ *	3. Each release's first run is then paid for.  A node that the executor
+ *	   runs again (a correlated subquery, the inner side of a nested loop, a
+ *	   rescan) charges each further run before that run reads its input: its
+ *	   ExecProcNode is wrapped to count runs.  The final function only checks
+ *	   that the run it finishes was paid for.
+ *
+ * After the charge nothing gives it back: the worker committed it, so an
+ * error, a cancel, a terminated backend or a ROLLBACK leaves it in place.
+ *
+ * Parallel workers run the same preparation, to know each release's plan,
+ * but never charge the first run: the leader prepared (and charged) the
+ * whole plan before it started them.  Without shared_preload_libraries the
+ * library is loaded while the executor initializes a statement's first
+ * uldp aggregate, after ExecutorStart_hook was consulted; then the same
+ * preparation runs at the statement's first ExecutorRun, still before any
+ * row is read.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "executor/executor.h"
+#include "executor/nodeAgg.h"
+#include "nodes/nodeFuncs.h"
+#include "storage/bufmgr.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "budget.h"
+#include "dimension.h"
+#include "gate.h"
+#include "params.h"
+#include "statement.h"
+#include "userstate.h"
+
+/*
+ * The most rows a heap page can hold that a release reads: a row that
+ * reaches a release has a non-null user id, so its tuple has a header and at
+ * least one byte of data, plus its line pointer.
+ */
+#define ROWS_PER_PAGE \
+	((BLCKSZ - SizeOfPageHeaderData) / \
+	 (MAXALIGN(SizeofHeapTupleHeader + 1) + sizeof(ItemIdData)))
+
+#define MAX_RELEASE_KINDS 16
+
+typedef struct ReleaseKind
+{
+	const char *finalfn;
+	UldpPlanRelease plan;
+} ReleaseKind;
+
+static ReleaseKind release_kinds[MAX_RELEASE_KINDS];
+static int	nrelease_kinds = 0;
+
+typedef struct StatementReleases StatementReleases;
+
+/* the most rows an Agg node can read from protected tables */
+typedef struct RowBound
+{
+	double		rows;
+	const char *table;			/* the last protected table seen, or NULL */
+} RowBound;
+
+/* An Agg node that computes uldp aggregates. */
+typedef struct ReleaseNode
+{
+	AggState   *aggstate;
+	StatementReleases *statement;
+	ExecProcNodeMtd exec_agg;	/* the node's own ExecProcNodeReal */
+	UldpReleasePlan *plans;		/* by aggno; NULL entries: not uldp */
+	bool		bounded;		/* reads a protected table: no limit checks */
+	RowBound	bound;			/* the rows it can read from protected tables */
+	bool		finalizes;		/* releases (not only partial states) */
+	/* the cost of one run, and the names of its releases */
+	double		epsilon;
+	double		delta;
+	char	   *functions;
+	/* runs */
+	int64		runs_paid;
+	int64		runs_started;
+	bool		running;
+} ReleaseNode;
+
+/* The releases of one executor state (one statement, or one SPI query). */
+struct StatementReleases
+{
+	EState	   *estate;
+	const char *text;
+	List	   *nodes;
+	StatementReleases *next;
+};
+
+/* every prepared executor state of this backend, newest first */
+static StatementReleases *statements = NULL;
+
+static ExecutorStart_hook_type previous_executor_start_hook = NULL;
+static ExecutorRun_hook_type previous_executor_run_hook = NULL;
+
+void
+uldp_register_release(const char *finalfn, UldpPlanRelease plan)
+{
+	if (nrelease_kinds >= MAX_RELEASE_KINDS)
+		elog(ERROR, "too many uldp release kinds");
+	release_kinds[nrelease_kinds].finalfn = finalfn;
+	release_kinds[nrelease_kinds].plan = plan;
+	nrelease_kinds++;
+}
+
+/* The kind of a uldp aggregate, by its final function's name. */
+static UldpPlanRelease
+release_kind(Oid aggfnoid)
+{
+	HeapTuple	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	char	   *name;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for aggregate %u", aggfnoid);
+	name = get_func_name(((Form_pg_aggregate) GETSTRUCT(tuple))->aggfinalfn);
+	ReleaseSysCache(tuple);
+
+	for (int i = 0; name && i < nrelease_kinds; i++)
+		if (strcmp(release_kinds[i].finalfn, name) == 0)
+			return release_kinds[i].plan;
+	return NULL;
+}
+
+/* The executor state's entry, if it was prepared. */
+static StatementReleases *
+find_statement(EState *estate)
+{
+	for (StatementReleases *s = statements; s != NULL; s = s->next)
+		if (s->estate == estate)
+			return s;
+	return NULL;
+}
+
+static ReleaseNode *
+find_node(PlanState *planstate)
+{
+	for (StatementReleases *s = statements; s != NULL; s = s->next)
+	{
+		ListCell   *lc;
+
+		if (s->estate != planstate->state)
+			continue;
+		foreach(lc, s->nodes)
+			if (((ReleaseNode *) lfirst(lc))->aggstate == (AggState *) planstate)
+				return lfirst(lc);
+	}
+	return NULL;
+}
+
+/* Forgets a statement when its executor state's memory goes away. */
+static void
+forget_statement(void *arg)
+{
+	StatementReleases **link = &statements;
+
+	while (*link != NULL && *link != (StatementReleases *) arg)
+		link = &(*link)->next;
+	if (*link != NULL)
+		*link = (*link)->next;
+}
+
+/* Is "func" a member of the extension "extension"? */
+static bool
+extension_member(Oid func, Oid extension)
+{
+	return OidIsValid(extension) &&
+		getExtensionOfObject(ProcedureRelationId, func) == extension;
+}
+
+static void
+refuse_grouping(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("uldp aggregates cannot be computed per group"),
+			 errdetail("A statement's releases are charged before it reads rows, when the number of groups is not known."),
+			 errhint("Run one release per group, with the group's condition in WHERE.")));
+}
+
+/* Refuses uldp aggregates used as window functions (before any row is read). */
+static bool
+refuse_window_walker(Node *node, Oid *extension)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, WindowFunc) && extension_member(((WindowFunc *) node)->winfnoid, *extension))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("uldp aggregates cannot be used as window functions"),
+				 errhint("Each window would be a separate release over overlapping users; call it as a plain aggregate.")));
+	return expression_tree_walker(node, refuse_window_walker, (void *) extension);
+}
+
+/* The index of the user argument: the one the aggregate declares anyelement. */
+static int
+user_argument(Oid aggfnoid)
+{
+	Oid		   *declared;
+	int			ndeclared;
+
+	get_func_signature(aggfnoid, &declared, &ndeclared);
+	for (int i = 0; i < ndeclared; i++)
+		if (declared[i] == ANYELEMENTOID)
+			return i;
+	elog(ERROR, "uldp aggregate %u has no user argument", aggfnoid);
+	return -1;
+}
+
+/*
+ * The most rows that the scans below "planstate" can read from protected
+ * tables (0 if they read none), from the tables' sizes on disk.  Rows
+ * visible to the statement's snapshot lie in pages that existed when it
+ * was taken, so the current size bounds them.
+ */
+static bool
+row_bound_walker(PlanState *planstate, RowBound *bound)
+{
+	Plan	   *plan = planstate->plan;
+
+	switch (nodeTag(plan))
+	{
+		case T_SeqScan:
+		case T_SampleScan:
+		case T_IndexScan:
+		case T_IndexOnlyScan:
+		case T_BitmapHeapScan:
+		case T_TidScan:
+		case T_TidRangeScan:
+		case T_ForeignScan:
+		case T_CustomScan:
+			{
+				Index		scanrelid = ((Scan *) plan)->scanrelid;
+				RangeTblEntry *rte;
+				Relation	rel;
+
+				if (scanrelid == 0)
+					break;
+				rte = exec_rt_fetch(scanrelid, planstate->state);
+				if (rte->rtekind != RTE_RELATION || !uldp_gate_reads_protected(rte))
+					break;
+				rel = ExecGetRangeTableRelation(planstate->state, scanrelid);
+				bound->table = RelationGetRelationName(rel);
+				if (rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_MATVIEW)
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("uldp cannot release over \"%s\", which is not a table stored here",
+									bound->table),
+							 errdetail("A release bounds its memory by the number of rows its tables can hold."),
+							 errhint("Protect tables, and partitions that are tables.")));
+				bound->rows += (double) RelationGetNumberOfBlocks(rel) * ROWS_PER_PAGE;
+				break;
+			}
+		default:
+			break;
+	}
+	return planstate_tree_walker(planstate, row_bound_walker, (void *) bound);
+}
+
+/* Evaluates the public arguments of one uldp aggregate and plans it. */
+static void
+plan_release(AggState *aggstate, AggStatePerAgg peragg, UldpReleasePlan *plan,
+			 const char **function)
+{
+	Aggref	   *aggref = peragg->aggref;
+	UldpPlanRelease kind = release_kind(aggref->aggfnoid);
+	UldpReleaseCall call = {0};
+	int			user = user_argument(aggref->aggfnoid);
+
+	if (kind == NULL)
+		elog(ERROR, "unknown uldp release %s", get_func_name(aggref->aggfnoid));
+	call.function = get_func_name(aggref->aggfnoid);
+	call.nparams = uldp_call_constants(aggstate, aggref, user + 1, call.params,
+									   call.nulls, ULDP_MAX_RELEASE_PARAMS);
+	if (!DO_AGGSPLIT_COMBINE(aggstate->aggsplit))
+		call.dimension = uldp_public_dimension(linitial_node(TargetEntry, aggref->args)->expr,
+											   aggstate->ss.ps.plan,
+											   aggstate->ss.ps.state->es_range_table);
+	memset(plan, 0, sizeof(UldpReleasePlan));
+	kind(&call, plan);
+	*function = call.function;
+}
+
+typedef struct PrepareContext
+{
+	StatementReleases *statement;
+	Oid			extension;
+} PrepareContext;
+
+/* Finds, validates and plans the uldp aggregates of one Agg node. */
+static void
+prepare_agg(AggState *aggstate, PrepareContext *context)
+{
+	Agg		   *agg = (Agg *) aggstate->ss.ps.plan;
+	ReleaseNode *node = NULL;
+	StringInfoData functions;
+
+	if (find_node((PlanState *) aggstate) != NULL)
+		return;
+	for (int i = 0; i < aggstate->numaggs; i++)
+	{
+		AggStatePerAgg peragg = &aggstate->peragg[i];
+		const char *function;
+
+		if (!extension_member(peragg->aggref->aggfnoid, context->extension))
+			continue;
+		if (node == NULL)
+		{
+			if (aggstate->aggstrategy != AGG_PLAIN || agg->numCols > 0 || agg->groupingSets != NIL)
+				refuse_grouping();
+			node = palloc0(sizeof(ReleaseNode));
+			node->aggstate = aggstate;
+			node->statement = context->statement;
+			node->plans = palloc0(aggstate->numaggs * sizeof(UldpReleasePlan));
+			node->finalizes = !DO_AGGSPLIT_SKIPFINAL(aggstate->aggsplit);
+			row_bound_walker((PlanState *) aggstate, &node->bound);
+			node->bounded = node->bound.table != NULL;
+			initStringInfo(&functions);
+		}
+		plan_release(aggstate, peragg, &node->plans[i], &function);
+		if (node->bounded)
+		{
+			double		bytes = node->bound.rows * node->plans[i].bytes_per_row;
+
+			if (bytes > (double) uldp_max_state_memory * 1024)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("%s could need %.0f MB of memory on \"%s\", more than uldp.max_state_memory (%d kB)",
+								function, bytes / (1024 * 1024), node->bound.table, uldp_max_state_memory),
+						 errdetail("The table's size on disk lets it hold up to %.0f rows, and the release takes up to %.0f bytes a row.",
+								   node->bound.rows, node->plans[i].bytes_per_row),
+						 errhint("A superuser can raise uldp.max_state_memory; the bound depends only on public facts, never on the rows.")));
+		}
+		if (node->finalizes)
+		{
+			if (functions.len > 0 && strstr(functions.data, function) == NULL)
+				appendStringInfoString(&functions, ", ");
+			if (strstr(functions.data, function) == NULL)
+				appendStringInfoString(&functions, function);
+		}
+	}
+	if (node == NULL)
+		return;
+	for (int i = 0; i < aggstate->numaggs; i++)
+	{
+		node->epsilon += node->plans[i].epsilon;
+		node->delta += node->plans[i].delta;
+	}
+	node->functions = functions.data;
+	context->statement->nodes = lappend(context->statement->nodes, node);
+}
+
+static bool
+prepare_walker(PlanState *planstate, PrepareContext *context)
+{
+	if (planstate == NULL)
+		return false;
+	if (IsA(planstate, AggState))
+		prepare_agg((AggState *) planstate, context);
+	else if (IsA(planstate, WindowAggState))
+		refuse_window_walker((Node *) planstate->plan->targetlist, &context->extension);
+	return planstate_tree_walker(planstate, prepare_walker, (void *) context);
+}
+
+/*
+ * Counts the runs of a release node, and charges every run after the
+ * first (which the statement paid for) before it reads its input.  An Agg
+ * without grouping reads all its input and finalizes in the call that
+ * starts a run (agg_done false); a rescan starts a new one.
+ */
+static TupleTableSlot *
+exec_release_node(PlanState *planstate)
+{
+	AggState   *aggstate = (AggState *) planstate;
+	ReleaseNode *node = find_node(planstate);
+	TupleTableSlot *slot;
+
+	if (!aggstate->agg_done && !node->running)
+	{
+		if (node->runs_started == node->runs_paid)
+		{
+			uldp_charge(node->functions, node->epsilon, node->delta, node->statement->text);
+			node->runs_paid++;
+		}
+		node->runs_started++;
+		node->running = true;
+	}
+	slot = node->exec_agg(planstate);
+	if (aggstate->agg_done)
+		node->running = false;
+	return slot;
+}
+
+/*
+ * Prepares every release of a statement about to run, and charges its
+ * first runs (see the file's header).
+ */
+static void
+prepare_statement(QueryDesc *queryDesc)
+{
+	EState	   *estate = queryDesc->estate;
+	MemoryContext old_context = MemoryContextSwitchTo(estate->es_query_cxt);
+	MemoryContextCallback *callback = palloc(sizeof(MemoryContextCallback));
+	PrepareContext context;
+	StringInfoData functions;
+	double		epsilon = 0;
+	double		delta = 0;
+	ListCell   *lc;
+
+	context.statement = palloc0(sizeof(StatementReleases));
+	context.statement->estate = estate;
+	context.statement->text = queryDesc->sourceText ? pstrdup(queryDesc->sourceText) : "";
+	context.statement->next = statements;
+	statements = context.statement;
+	callback->func = forget_statement;
+	callback->arg = context.statement;
+	MemoryContextRegisterResetCallback(estate->es_query_cxt, callback);
+
+	context.extension = get_extension_oid("uldp", true);
+	if (OidIsValid(context.extension))
+	{
+		prepare_walker(queryDesc->planstate, &context);
+		foreach(lc, estate->es_subplanstates)
+			prepare_walker(lfirst(lc), &context);
+	}
+
+	initStringInfo(&functions);
+	foreach(lc, context.statement->nodes)
+	{
+		ReleaseNode *node = lfirst(lc);
+
+		if (!node->finalizes)
+			continue;
+		epsilon += node->epsilon;
+		delta += node->delta;
+		if (functions.len > 0)
+			appendStringInfoString(&functions, ", ");
+		appendStringInfoString(&functions, node->functions);
+	}
+	MemoryContextSwitchTo(old_context);
+	if (functions.len == 0)
+		return;
+
+	/* parallel workers run what their leader prepared and paid for */
+	if (!IsParallelWorker())
+		uldp_charge(functions.data, epsilon, delta, context.statement->text);
+	foreach(lc, context.statement->nodes)
+	{
+		ReleaseNode *node = lfirst(lc);
+		PlanState  *planstate = (PlanState *) node->aggstate;
+
+		if (!node->finalizes)
+			continue;
+		node->runs_paid = 1;
+		node->exec_agg = planstate->ExecProcNodeReal;
+		planstate->ExecProcNodeReal = exec_release_node;
+	}
+}
+
+static void
+statement_executor_start(QueryDesc *queryDesc, int eflags)
+{
+	if (previous_executor_start_hook)
+		previous_executor_start_hook(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
+		prepare_statement(queryDesc);
+}
+
+static void
+statement_executor_run(QueryDesc *queryDesc, ScanDirection direction,
+					   uint64 count, bool execute_once)
+{
+	/* a statement that loaded uldp while it started (see the header) */
+	if (find_statement(queryDesc->estate) == NULL)
+		prepare_statement(queryDesc);
+	if (previous_executor_run_hook)
+		previous_executor_run_hook(queryDesc, direction, count, execute_once);
+	else
+		standard_ExecutorRun(queryDesc, direction, count, execute_once);
+}
+
+/* The release node that "fcinfo", a call of a uldp support function, runs in. */
+static ReleaseNode *
+calling_node(FunctionCallInfo fcinfo)
+{
+	ReleaseNode *node = NULL;
+
+	if (fcinfo->context && IsA(fcinfo->context, AggState))
+		node = find_node((PlanState *) fcinfo->context);
+	if (node == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("uldp aggregates can only run in statements that uldp prepared before reading rows"),
+				 errhint("Call uldp aggregates as plain aggregates in a query.")));
+	return node;
+}
+
+/* The plan of the uldp aggregate whose support function "fcinfo" calls. */
+const UldpReleasePlan *
+uldp_release_plan(FunctionCallInfo fcinfo)
+{
+	ReleaseNode *node = calling_node(fcinfo);
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+
+	if (aggref == NULL || aggref->aggno < 0 || aggref->aggno >= node->aggstate->numaggs)
+		elog(ERROR, "uldp: no aggregate for this call");
+	return &node->plans[aggref->aggno];
+}
+
+/*
+ * Does the release read a protected table?  Then its memory was bounded
+ * before reading, and must not be checked while reading (a failure would
+ * depend on the rows).
+ */
+bool
+uldp_release_bounded(FunctionCallInfo fcinfo)
+{
+	return calling_node(fcinfo)->bounded;
+}
+
+/* Called by final functions: the run they finish must have been paid for. */
+void
+uldp_release_begin(FunctionCallInfo fcinfo)
+{
+	ReleaseNode *node = calling_node(fcinfo);
+
+	if (!node->finalizes || !node->running || node->runs_started > node->runs_paid)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("uldp release was not charged before it read rows")));
+}
+
+void
+uldp_statement_init(void)
+{
+	previous_executor_start_hook = ExecutorStart_hook;
+	ExecutorStart_hook = statement_executor_start;
+	previous_executor_run_hook = ExecutorRun_hook;
+	ExecutorRun_hook = statement_executor_run;
+}
