@@ -30,11 +30,15 @@
 #include "utils/memutils.h"
 #include "utils/fmgrprotos.h"
 #include "utils/numeric.h"
+#include "utils/regproc.h"
 
 #include "safe_arith.h"
 
 PG_FUNCTION_INFO_V1(uldp_safe_arith);
 PG_FUNCTION_INFO_V1(uldp_safe_cast);
+
+#define SAFE_INTERNAL_HINT \
+	"uldp._safe_arith_* and uldp._safe_cast_* are internal functions of the query gate; use the built-in operators and casts, which the gate rewrites to them."
 
 /*
  * The result and argument types of this call site, looked up once: "any"
@@ -46,17 +50,75 @@ typedef struct CallTypes
 	Oid			arg[3];
 } CallTypes;
 
+/* The types that safe arithmetic on a result of type "result" reads. */
+static bool
+is_operand_type(Oid type, Oid result)
+{
+	switch (result)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+			return type == INT2OID || type == INT4OID || type == INT8OID;
+		case FLOAT4OID:
+		case FLOAT8OID:
+			return type == FLOAT4OID || type == FLOAT8OID;
+		case NUMERICOID:
+			return type == NUMERICOID;
+	}
+	return false;
+}
+
+/*
+ * The types of a call of uldp._safe_arith_<type> or uldp._safe_cast_<type>
+ * are those of the gate's rewritten operators: anything else (they are
+ * callable by anyone, with "any" arguments) would have the datums read as
+ * the wrong type.  Checked once per call site, before any argument is read.
+ */
+static void
+check_call_types(FunctionCallInfo fcinfo, const CallTypes *types, bool cast)
+{
+	bool		valid;
+
+	if (cast)
+		valid = (types->result == INT2OID || types->result == INT4OID ||
+				 types->result == INT8OID || types->result == FLOAT4OID ||
+				 types->result == FLOAT8OID) &&
+			(is_operand_type(types->arg[0], INT8OID) ||
+			 is_operand_type(types->arg[0], FLOAT8OID) ||
+			 is_operand_type(types->arg[0], NUMERICOID));
+	else
+		/* a unary operation's first operand is the gate's int4 placeholder */
+		valid = types->arg[0] == INT4OID &&
+			(is_operand_type(types->arg[1], types->result) || types->arg[1] == INT4OID) &&
+			is_operand_type(types->arg[2], types->result);
+	if (!valid)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("function %s cannot take arguments of type %s",
+						format_procedure(fcinfo->flinfo->fn_oid),
+						cast ? format_type_be(types->arg[0])
+						: psprintf("%s, %s and %s", format_type_be(types->arg[0]),
+								   format_type_be(types->arg[1]),
+								   format_type_be(types->arg[2]))),
+				 errhint(SAFE_INTERNAL_HINT)));
+}
+
 static CallTypes *
-call_types(FunctionCallInfo fcinfo)
+call_types(FunctionCallInfo fcinfo, bool cast)
 {
 	CallTypes  *types = (CallTypes *) fcinfo->flinfo->fn_extra;
 
 	if (types == NULL)
 	{
+		CallTypes	found;
+
+		found.result = get_fn_expr_rettype(fcinfo->flinfo);
+		for (int i = 0; i < lengthof(found.arg); i++)
+			found.arg[i] = i < PG_NARGS() ? get_fn_expr_argtype(fcinfo->flinfo, i) : InvalidOid;
+		check_call_types(fcinfo, &found, cast);
 		types = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(CallTypes));
-		types->result = get_fn_expr_rettype(fcinfo->flinfo);
-		for (int i = 0; i < lengthof(types->arg); i++)
-			types->arg[i] = i < PG_NARGS() ? get_fn_expr_argtype(fcinfo->flinfo, i) : InvalidOid;
+		*types = found;
 		fcinfo->flinfo->fn_extra = types;
 	}
 	return types;
@@ -64,9 +126,9 @@ call_types(FunctionCallInfo fcinfo)
 
 /* An integer argument of type int2, int4 or int8, widened. */
 static int64
-int_arg(FunctionCallInfo fcinfo, int argno)
+int_arg(FunctionCallInfo fcinfo, int argno, Oid type)
 {
-	switch (call_types(fcinfo)->arg[argno])
+	switch (type)
 	{
 		case INT2OID:
 			return PG_GETARG_INT16(argno);
@@ -81,9 +143,9 @@ int_arg(FunctionCallInfo fcinfo, int argno)
 
 /* A float argument of type float4 or float8, widened (exactly). */
 static float8
-float_arg(FunctionCallInfo fcinfo, int argno)
+float_arg(FunctionCallInfo fcinfo, int argno, Oid type)
 {
-	switch (call_types(fcinfo)->arg[argno])
+	switch (type)
 	{
 		case FLOAT4OID:
 			return PG_GETARG_FLOAT4(argno);
@@ -220,13 +282,49 @@ float_result_ok(SafeArithOp op, float8 a, float8 b, float8 r)
 }
 
 /*
+ * Is op an operation of uldp._safe_arith_<type> on these types?  The unary
+ * operations read only the second operand.
+ */
+static bool
+is_valid_operation(SafeArithOp op, const CallTypes *types)
+{
+	switch (op)
+	{
+		case SAFE_ADD:
+		case SAFE_SUB:
+		case SAFE_MUL:
+		case SAFE_DIV:
+			return is_operand_type(types->arg[1], types->result);
+		case SAFE_MOD:
+			/* as in PostgreSQL, there is no float modulo */
+			return is_operand_type(types->arg[1], types->result) &&
+				types->result != FLOAT4OID && types->result != FLOAT8OID;
+		case SAFE_NEG:
+		case SAFE_ABS:
+			return true;
+	}
+	return false;
+}
+
+/*
  * uldp._safe_arith_<type>(op integer, a "any", b "any") returns <type>
  */
 Datum
 uldp_safe_arith(PG_FUNCTION_ARGS)
 {
 	SafeArithOp op = (SafeArithOp) PG_GETARG_INT32(0);
-	Oid			rettype = call_types(fcinfo)->result;
+	const CallTypes *types = call_types(fcinfo, false);
+	Oid			rettype = types->result;
+	bool		unary = op == SAFE_NEG || op == SAFE_ABS;
+
+	/* op need not be a constant: check it on every call */
+	if (!is_valid_operation(op, types))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("function %s has no operation %d on arguments of type %s and %s",
+						format_procedure(fcinfo->flinfo->fn_oid), (int) op,
+						format_type_be(types->arg[1]), format_type_be(types->arg[2])),
+				 errhint(SAFE_INTERNAL_HINT)));
 
 	switch (rettype)
 	{
@@ -234,18 +332,19 @@ uldp_safe_arith(PG_FUNCTION_ARGS)
 		case INT4OID:
 		case INT8OID:
 			{
+				int64		a = unary ? 0 : int_arg(fcinfo, 1, types->arg[1]);
+				int64		b = int_arg(fcinfo, 2, types->arg[2]);
 				int64		result;
 
-				if (!int_arith(op, int_arg(fcinfo, 1), int_arg(fcinfo, 2), &result) ||
-					!int_fits(result, rettype))
+				if (!int_arith(op, a, b, &result) || !int_fits(result, rettype))
 					PG_RETURN_NULL();
 				return int_datum(result, rettype);
 			}
 		case FLOAT4OID:
 		case FLOAT8OID:
 			{
-				float8		a = float_arg(fcinfo, 1);
-				float8		b = float_arg(fcinfo, 2);
+				float8		a = unary ? 0 : float_arg(fcinfo, 1, types->arg[1]);
+				float8		b = float_arg(fcinfo, 2, types->arg[2]);
 				float8		result;
 
 				if (!float_arith(op, a, b, &result))
@@ -258,7 +357,7 @@ uldp_safe_arith(PG_FUNCTION_ARGS)
 			}
 		case NUMERICOID:
 			{
-				Numeric		a = PG_GETARG_NUMERIC(1);
+				Numeric		a = unary ? NULL : PG_GETARG_NUMERIC(1);
 				Numeric		b = PG_GETARG_NUMERIC(2);
 				Numeric		result = NULL;
 				bool		failed = false;
@@ -319,8 +418,9 @@ numeric_to_int64(Numeric num, int64 *result)
 Datum
 uldp_safe_cast(PG_FUNCTION_ARGS)
 {
-	Oid			target = call_types(fcinfo)->result;
-	Oid			source = call_types(fcinfo)->arg[0];
+	const CallTypes *types = call_types(fcinfo, true);
+	Oid			target = types->result;
+	Oid			source = types->arg[0];
 
 	if (target == INT2OID || target == INT4OID || target == INT8OID)
 	{
@@ -331,13 +431,13 @@ uldp_safe_cast(PG_FUNCTION_ARGS)
 			case INT2OID:
 			case INT4OID:
 			case INT8OID:
-				v = int_arg(fcinfo, 0);
+				v = int_arg(fcinfo, 0, source);
 				break;
 			case FLOAT4OID:
 			case FLOAT8OID:
 				{
 					/* as dtoi4 and ftoi4: round to nearest even, then range check */
-					float8		f = rint(float_arg(fcinfo, 0));
+					float8		f = rint(float_arg(fcinfo, 0, source));
 
 					if (isnan(f) || !FLOAT8_FITS_IN_INT64(f))
 						PG_RETURN_NULL();
@@ -368,11 +468,11 @@ uldp_safe_cast(PG_FUNCTION_ARGS)
 			case INT8OID:
 				/* int8 to float4 rounds once, directly, as i8tof does */
 				if (target == FLOAT4OID)
-					return Float4GetDatum((float4) int_arg(fcinfo, 0));
-				return Float8GetDatum((float8) int_arg(fcinfo, 0));
+					return Float4GetDatum((float4) int_arg(fcinfo, 0, source));
+				return Float8GetDatum((float8) int_arg(fcinfo, 0, source));
 			case FLOAT4OID:
 			case FLOAT8OID:
-				v = float_arg(fcinfo, 0);
+				v = float_arg(fcinfo, 0, source);
 				break;
 			case NUMERICOID:
 				{

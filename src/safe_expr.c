@@ -16,6 +16,7 @@
  *	- comparisons: built-in operators that are members of a built-in btree
  *	  operator family (=, <>, <, <=, >, >= on numbers, text, dates, ...),
  *	  also as IN (...) and = ANY (array), but not on rows;
+ *	- ARRAY[...] of fixed-length values, or of constants.
  *	- arithmetic on int2, int4, int8, float4, float8 and numeric
  *	  (+, -, *, /, %, unary minus, abs) and the casts between them.
  *
@@ -24,15 +25,26 @@
  * cannot (float unary minus, widening casts) are kept.  Everything else is
  * refused, naming what was found.
  *
+ * Some of the allowed constructs can still fail at run time for reasons
+ * the types alone decide; those are refused too (check_comparison):
+ * comparisons whose collation is indeterminate (two columns of conflicting
+ * implicit collations: "could not determine which collation to use"),
+ * comparisons of arrays whose element type has no ordering, and ARRAY[...]
+ * of variable-length values taken from rows, which can exceed the 1 GB
+ * limit of a value.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/transam.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parse_func.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
@@ -146,6 +158,59 @@ is_comparison(Oid opno, List *args)
 	return true;
 }
 
+/*
+ * A comparison (or GREATEST, LEAST) that is_comparison() allows, of "args",
+ * can still fail on the first row it reaches, which depends on the data:
+ * refuse it if
+ *	- one input is of a collatable type and its collation is indeterminate
+ *	  (PostgreSQL reports a conflict of implicit collations only then);
+ *	- one input is an array whose element type has no default btree
+ *	  operator class (array_eq and array_cmp look for one per call).
+ */
+static void
+check_comparison(Node *node, List *args, SafeContext *context)
+{
+	ListCell   *lc;
+
+	foreach(lc, args)
+	{
+		Oid			type = exprType(lfirst(lc));
+		Oid			element = get_base_element_type(type);
+
+		if (!OidIsValid(exprInputCollation(node)) && type_is_collatable(type))
+			uldp_gate_refuse(context->table,
+							 psprintf("The collation of a comparison of %s values is indeterminate; "
+									  "add COLLATE to one side.", format_type_be(type)));
+		if (OidIsValid(element) &&
+			!OidIsValid(GetDefaultOpClass(getBaseType(element), BTREE_AM_OID)))
+			uldp_gate_refuse(context->table,
+							 psprintf("Arrays of type %s cannot be compared: the type has no ordering.",
+									  format_type_be(element)));
+	}
+}
+
+/*
+ * ARRAY[...] of variable-length values taken from rows fails when they add
+ * up to more than 1 GB; constants are evaluated when the query is planned.
+ */
+static void
+check_array(ArrayExpr *array, SafeContext *context)
+{
+	ListCell   *lc;
+
+	/* nested ARRAY[...] of arrays fails when their dimensions differ */
+	if (array->multidims)
+		uldp_gate_refuse(context->table, "Multidimensional array constructors can raise errors.");
+	if (get_typlen(array->element_typeid) > 0)
+		return;
+	foreach(lc, array->elements)
+		if (!IsA(lfirst(lc), Const))
+			uldp_gate_refuse(context->table,
+							 psprintf("ARRAY[...] of %s values from rows can exceed the size limit of a value: "
+									  "only constants are allowed.",
+									  format_type_be(array->element_typeid)));
+}
+
 /* The name of a type safe_arith.c computes in, for uldp._safe_<kind>_<name> */
 static const char *
 safe_type_name(Oid type)
@@ -216,6 +281,8 @@ safe_call(Node *node, Oid func, Oid opno, Oid result_type, SafeContext *context)
 						 psprintf("Function %s is not one of the functions that cannot raise errors.",
 								  format_procedure(func)));
 	}
+	if (safe == NULL)
+		check_comparison(node, ((OpExpr *) node)->args, context);
 	node = expression_tree_mutator(node, safe_mutator, context);
 	if (safe == NULL || safe->kind == KEEP)
 		return node;
@@ -288,13 +355,12 @@ safe_mutator(Node *node, SafeContext *context)
 		case T_CollateExpr:
 			return expression_tree_mutator(node, safe_mutator, context);
 		case T_ArrayExpr:
-			/* nested ARRAY[...] of arrays fails when their dimensions differ */
-			if (((ArrayExpr *) node)->multidims)
-				uldp_gate_refuse(context->table, "Multidimensional array constructors can raise errors.");
+			check_array((ArrayExpr *) node, context);
 			return expression_tree_mutator(node, safe_mutator, context);
 		case T_MinMaxExpr:
 			if (((MinMaxExpr *) node)->minmaxtype >= FirstUnpinnedObjectId)
 				uldp_gate_refuse(context->table, "GREATEST and LEAST are allowed on built-in types only.");
+			check_comparison(node, ((MinMaxExpr *) node)->args, context);
 			return expression_tree_mutator(node, safe_mutator, context);
 		case T_OpExpr:
 			{
@@ -317,6 +383,7 @@ safe_mutator(Node *node, SafeContext *context)
 					uldp_gate_refuse(context->table,
 									 psprintf("Operator %s is not a comparison that cannot raise errors.",
 											  format_operator(opno)));
+				check_comparison(node, args, context);
 				return expression_tree_mutator(node, safe_mutator, context);
 			}
 		case T_FuncExpr:
