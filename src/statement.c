@@ -108,6 +108,7 @@ typedef struct ReleaseNode
 	/* the cost of one run, and the names of its releases */
 	double		epsilon;
 	double		delta;
+	List	   *names;
 	char	   *functions;
 	/* runs */
 	int64		runs_paid;
@@ -202,6 +203,31 @@ extension_member(Oid func, Oid extension)
 {
 	return OidIsValid(extension) &&
 		getExtensionOfObject(ProcedureRelationId, func) == extension;
+}
+
+/* "names", a list of distinct function names, with "name" added */
+static List *
+add_name(List *names, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, names)
+		if (strcmp(lfirst(lc), name) == 0)
+			return names;
+	return lappend(names, (void *) name);
+}
+
+/* "a, b, c" for the ledger */
+static char *
+join_names(List *names)
+{
+	StringInfoData out;
+	ListCell   *lc;
+
+	initStringInfo(&out);
+	foreach(lc, names)
+		appendStringInfo(&out, "%s%s", out.len > 0 ? ", " : "", (char *) lfirst(lc));
+	return out.data;
 }
 
 static void
@@ -329,7 +355,6 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 {
 	Agg		   *agg = (Agg *) aggstate->ss.ps.plan;
 	ReleaseNode *node = NULL;
-	StringInfoData functions;
 
 	if (find_node((PlanState *) aggstate) != NULL)
 		return;
@@ -351,7 +376,6 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 			node->finalizes = !DO_AGGSPLIT_SKIPFINAL(aggstate->aggsplit);
 			row_bound_walker((PlanState *) aggstate, &node->bound);
 			node->bounded = node->bound.table != NULL;
-			initStringInfo(&functions);
 		}
 		plan_release(aggstate, peragg, &node->plans[i], &function);
 		if (node->bounded)
@@ -368,12 +392,7 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 						 errhint("A superuser can raise uldp.max_state_memory; the bound depends only on public facts, never on the rows.")));
 		}
 		if (node->finalizes)
-		{
-			if (functions.len > 0 && strstr(functions.data, function) == NULL)
-				appendStringInfoString(&functions, ", ");
-			if (strstr(functions.data, function) == NULL)
-				appendStringInfoString(&functions, function);
-		}
+			node->names = add_name(node->names, function);
 	}
 	if (node == NULL)
 		return;
@@ -382,7 +401,7 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 		node->epsilon += node->plans[i].epsilon;
 		node->delta += node->plans[i].delta;
 	}
-	node->functions = functions.data;
+	node->functions = join_names(node->names);
 	context->statement->nodes = lappend(context->statement->nodes, node);
 }
 
@@ -438,7 +457,7 @@ prepare_statement(QueryDesc *queryDesc)
 	MemoryContext old_context = MemoryContextSwitchTo(estate->es_query_cxt);
 	MemoryContextCallback *callback = palloc(sizeof(MemoryContextCallback));
 	PrepareContext context;
-	StringInfoData functions;
+	List	   *names = NIL;
 	double		epsilon = 0;
 	double		delta = 0;
 	ListCell   *lc;
@@ -460,26 +479,25 @@ prepare_statement(QueryDesc *queryDesc)
 			prepare_walker(lfirst(lc), &context);
 	}
 
-	initStringInfo(&functions);
 	foreach(lc, context.statement->nodes)
 	{
 		ReleaseNode *node = lfirst(lc);
+		ListCell   *name;
 
 		if (!node->finalizes)
 			continue;
 		epsilon += node->epsilon;
 		delta += node->delta;
-		if (functions.len > 0)
-			appendStringInfoString(&functions, ", ");
-		appendStringInfoString(&functions, node->functions);
+		foreach(name, node->names)
+			names = add_name(names, lfirst(name));
 	}
 	MemoryContextSwitchTo(old_context);
-	if (functions.len == 0)
+	if (names == NIL)
 		return;
 
 	/* parallel workers run what their leader prepared and paid for */
 	if (!IsParallelWorker())
-		uldp_charge(functions.data, epsilon, delta, context.statement->text);
+		uldp_charge(join_names(names), epsilon, delta, context.statement->text);
 	foreach(lc, context.statement->nodes)
 	{
 		ReleaseNode *node = lfirst(lc);
