@@ -346,8 +346,21 @@ plan_release(AggState *aggstate, AggStatePerAgg peragg, UldpReleasePlan *plan,
 typedef struct PrepareContext
 {
 	StatementReleases *statement;
-	Oid			extension;
+	bool		extension_known;
+	Oid			extension;		/* uldp's, once extension_known */
 } PrepareContext;
+
+/* uldp's OID, looked up only for plans that aggregate */
+static Oid
+uldp_extension(PrepareContext *context)
+{
+	if (!context->extension_known)
+	{
+		context->extension = get_extension_oid("uldp", true);
+		context->extension_known = true;
+	}
+	return context->extension;
+}
 
 /* Finds, validates and plans the uldp aggregates of one Agg node. */
 static void
@@ -363,7 +376,7 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 		AggStatePerAgg peragg = &aggstate->peragg[i];
 		const char *function;
 
-		if (!extension_member(peragg->aggref->aggfnoid, context->extension))
+		if (!extension_member(peragg->aggref->aggfnoid, uldp_extension(context)))
 			continue;
 		if (node == NULL)
 		{
@@ -413,7 +426,11 @@ prepare_walker(PlanState *planstate, PrepareContext *context)
 	if (IsA(planstate, AggState))
 		prepare_agg((AggState *) planstate, context);
 	else if (IsA(planstate, WindowAggState))
-		refuse_window_walker((Node *) planstate->plan->targetlist, &context->extension);
+	{
+		Oid			extension = uldp_extension(context);
+
+		refuse_window_walker((Node *) planstate->plan->targetlist, &extension);
+	}
 	return planstate_tree_walker(planstate, prepare_walker, (void *) context);
 }
 
@@ -471,13 +488,10 @@ prepare_statement(QueryDesc *queryDesc)
 	callback->arg = context.statement;
 	MemoryContextRegisterResetCallback(estate->es_query_cxt, callback);
 
-	context.extension = get_extension_oid("uldp", true);
-	if (OidIsValid(context.extension))
-	{
-		prepare_walker(queryDesc->planstate, &context);
-		foreach(lc, estate->es_subplanstates)
-			prepare_walker(lfirst(lc), &context);
-	}
+	context.extension_known = false;
+	prepare_walker(queryDesc->planstate, &context);
+	foreach(lc, estate->es_subplanstates)
+		prepare_walker(lfirst(lc), &context);
 
 	foreach(lc, context.statement->nodes)
 	{

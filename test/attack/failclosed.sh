@@ -6,14 +6,20 @@
 # works there, then restarts the cluster without the preload: in a fresh session the same release,
 # SELECT * and COPY all fail with "permission denied" (SQLSTATE 42501), nothing is charged, and the
 # analyst still cannot read the rows after calling a uldp function that loads the library late
-# (the gate then applies: releases only). Finally it restores the preload, restarts, and checks the
-# release works again. The cluster runs with its usual settings when the file exits.
+# (the gate then applies: releases only). Without the preload, a release on a table the analyst may
+# read loads the library while its statement starts: it is still charged before any row is read
+# (a filter that fails on every row fails after the charge; a role without budget is refused before
+# it). Finally it restores the preload, restarts, and checks the release works again. The cluster
+# runs with its usual settings when the file exits.
 set -uo pipefail
 # shellcheck source=test/attack/lib/attack.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/attack.sh"
 
 A="${ATTACK_PREFIX}analyst"
+N="${ATTACK_PREFIX}nobudget"
 RELEASE="SELECT user_dp_mean(amount, user_id, 0.25, 0, 300) FROM visits"
+# on a table the analyst may read, with a filter that fails on every row it reaches
+FAILING="SELECT user_dp_mean(amount, user_id, 0.125, 0, 300) FROM visits_open WHERE 1 / (amount - amount) > 0"
 
 restore_preload() {
     uldp_psql -d postgres -qAt -c 'ALTER SYSTEM RESET shared_preload_libraries' >/dev/null \
@@ -27,9 +33,11 @@ sqlstate_of() {
 
 attack_drop_roles || exit 1
 attack_at_exit attack_drop_roles
-sql -c "CREATE ROLE $A LOGIN" || exit 1
+sql -c "CREATE ROLE $A LOGIN" -c "CREATE ROLE $N LOGIN" || exit 1
 # shellcheck disable=SC2119 # no role is granted SELECT: the table is protected instead
 attack_setup_visits || exit 1
+sql -c "CREATE TABLE visits_open AS SELECT * FROM visits" -c "GRANT SELECT ON visits_open TO $A, $N" \
+    || exit 1
 sql -c "SELECT uldp.protect_table('visits', 'user_id')" -c "SELECT uldp.set_budget('$A', 10, 0)" >/dev/null \
     || exit 1
 
@@ -68,10 +76,18 @@ else
     diag "$out"
 fi
 
+# releases on a readable table in sessions that load the library while the statement starts
+is "$(sqlstate_of "$FAILING")" "22012" "not preloaded: the failing filter is reached (division by zero)"
+ok_if "not preloaded: ... after the statement was charged (0.125)" \
+    grew_by "$spent0" "$(epsilon_spent "$A")" 0.125
+is "$(sql_as "$N" -v ON_ERROR_STOP=0 -v VERBOSITY=verbose -c "$FAILING" 2>&1 \
+    | sed -n 's/^ERROR: *\([0-9A-Z]\{5\}\):.*/\1/p' | head -1)" "42501" \
+    "not preloaded: a role without budget is refused before any row is read"
+
 restore_preload
 is "$(sql -c 'SHOW shared_preload_libraries')" "uldp" "preload restored"
 ok_if "preloaded again: the release works" nonempty "$(sql_as "$A" -c "$RELEASE" 2>/dev/null)"
-ok_if "one release was charged in all (0.25 before, 0.25 now)" \
-    grew_by "$spent0" "$(epsilon_spent "$A")" 0.25
+ok_if "0.375 was charged in all (0.25 before, 0.125 not preloaded, 0.25 now)" \
+    grew_by "$spent0" "$(epsilon_spent "$A")" 0.375
 
 attack_done

@@ -126,8 +126,8 @@ refused user_dp_mean "user_dp_mean on empty input on the standby is refused" \
     -c 'SELECT user_dp_mean(amount, user_id, 0.5, 0, 300) FROM visits WHERE false'
 refused user_dp_mean "user_dp_mean in a read-only transaction on the standby is refused" \
     -c 'BEGIN READ ONLY' -c 'SELECT user_dp_mean(amount, user_id, 0.5, 0, 300) FROM visits' -c 'COMMIT'
-refused user_dp_mean "user_dp_mean per group on the standby is refused" \
-    -c 'SELECT user_id % 2, user_dp_mean(amount, user_id, 0.5, 0, 300) FROM visits GROUP BY 1'
+refused "user_dp_mean, user_dp_range" "a statement of two releases on the standby is refused" \
+    -c 'SELECT user_dp_mean(amount, user_id, 0.5, 0, 300), user_dp_range(amount, user_id, 0.5) FROM visits'
 
 is "$(ledger_state ssql)" "$S0" "the standby's ledger and budgets are unchanged"
 is "$(ledger_state sql)" "$P0" "the primary's ledger and budgets are unchanged"
