@@ -77,8 +77,11 @@ def load_table(name, rows, with_label=True):
         else:
             lines.append("%d\t%s" % (uid, fmt_array(x)))
     cols = "(user_id, x, y)" if with_label else "(user_id, x)"
-    ddl = ("CREATE TABLE %s (user_id int, x float8[], y float8);" if with_label
-           else "CREATE TABLE %s (user_id int, x float8[]);") % name
+    # the dimension is public: uldp reads it from the constraint
+    d = len(rows[0][1]) if rows else 1
+    ddl = ("CREATE TABLE %s (user_id int, x float8[] CHECK (cardinality(x) = %d), y float8);"
+           if with_label
+           else "CREATE TABLE %s (user_id int, x float8[] CHECK (cardinality(x) = %d));") % (name, d)
     psql("DROP TABLE IF EXISTS %s;\n%s\nCOPY %s %s FROM stdin;\n%s\n\\.\nANALYZE %s;\n"
          % (name, ddl, name, cols, "\n".join(lines), name))
 
@@ -547,7 +550,8 @@ CREATE TABLE tt AS
          (random() < 1 / (1 + exp(-x[1] + x[2])))::int::float8 AS y
   FROM (SELECT i, ARRAY(SELECT random() * 2 - 1 + 0 * i FROM generate_series(1, %d)) AS x
         FROM generate_series(1, %d) i) s;
-VACUUM (FREEZE, ANALYZE) tt;""" % (users, d, rows))
+ALTER TABLE tt ADD CHECK (cardinality(x) = %d);
+VACUUM (FREEZE, ANALYZE) tt;""" % (users, d, rows, d))
 
 
 def part_time(runs):
