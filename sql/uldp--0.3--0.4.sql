@@ -281,6 +281,23 @@ END
 $$;
 
 
+-- DROP EXTENSION uldp, and anything else that would drop uldp.budget_data
+-- or uldp.ledger_data, is refused while they hold rows, unless a superuser
+-- has SET uldp.allow_drop = on (src/dropguard.c).  The check is in the
+-- library, which needs no shared_preload_libraries: this event trigger loads
+-- it before every DROP command that can reach the extension (directly, by
+-- CASCADE from a schema, language, type or function its members depend on,
+-- or by DROP OWNED), and refuses DROP EXTENSION uldp up front.
+CREATE FUNCTION uldp._drop_guard() RETURNS event_trigger
+	AS 'MODULE_PATHNAME', 'uldp_drop_guard' LANGUAGE C;
+REVOKE ALL ON FUNCTION uldp._drop_guard() FROM PUBLIC;
+CREATE EVENT TRIGGER uldp_drop_guard ON ddl_command_start
+	WHEN TAG IN ('DROP EXTENSION', 'DROP SCHEMA', 'DROP OWNED', 'DROP LANGUAGE',
+				 'DROP TYPE', 'DROP DOMAIN', 'DROP FUNCTION', 'DROP AGGREGATE',
+				 'DROP PROCEDURE', 'DROP ROUTINE', 'DROP OPERATOR', 'DROP CAST',
+				 'DROP TABLE', 'DROP VIEW', 'DROP SEQUENCE', 'DROP TRIGGER')
+	EXECUTE FUNCTION uldp._drop_guard();
+
 -- Internal functions -----------------------------------------------------------
 
 
