@@ -35,7 +35,7 @@ SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM gate_visits WHERE ARRAY[n
 SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM gate_visits WHERE 'x' = ANY (ARRAY[note_c, 'y']);
 RESET SESSION AUTHORIZATION;
 -- nothing was charged for the refused queries
-SELECT epsilon_spent FROM uldp.budget WHERE role = 'uldp_gate_analyst'::regrole;
+SELECT epsilon_spent FROM uldp.budget WHERE role = 'uldp_gate_analyst';
 
 -- the allowed forms still work: an explicit COLLATE decides the comparison, arrays of
 -- ordered types compare, and ARRAY[...] of constants or of fixed-length values is fine
@@ -49,9 +49,9 @@ SELECT round(user_dp_mean(amount, user_id, 0.5, 0, 100)::numeric, 6) AS ordered_
 FROM gate_visits WHERE pair <> ARRAY[1, 1] AND ARRAY[user_id, 2] > ARRAY[3, 4]
 	AND ARRAY[1.5, amount] IS NOT NULL AND note_c = ANY (ARRAY['note 5', 'note 6']) IS NOT TRUE;
 RESET SESSION AUTHORIZATION;
-SELECT epsilon_spent FROM uldp.budget WHERE role = 'uldp_gate_analyst'::regrole;
+SELECT epsilon_spent FROM uldp.budget WHERE role = 'uldp_gate_analyst';
 
 SELECT uldp.unprotect_table('gate_visits');
 DROP TABLE gate_visits;
-DELETE FROM uldp.budget_data WHERE role = 'uldp_gate_analyst'::regrole;
+DELETE FROM uldp.budget_data WHERE role = 'uldp_gate_analyst';
 DROP ROLE uldp_gate_analyst;

@@ -174,8 +174,8 @@ RESET auto_explain.log_min_duration;
 
 -- the analyst paid for each release it ran, and only for those
 SELECT function, epsilon, delta FROM uldp.ledger
-WHERE role = 'uldp_protect_analyst'::regrole ORDER BY at;
-SELECT epsilon_spent FROM uldp.budget WHERE role = 'uldp_protect_analyst'::regrole;
+WHERE role = 'uldp_protect_analyst' ORDER BY at;
+SELECT epsilon_spent FROM uldp.budget WHERE role = 'uldp_protect_analyst';
 
 -- roles with ordinary privileges keep them: the owner reads raw rows, and a role
 -- granted SELECT is not gated
@@ -214,5 +214,5 @@ DROP VIEW public_regions_view;
 DROP TABLE public_regions;
 DROP SEQUENCE protected_seq;
 DROP TYPE protected_pair;
-DELETE FROM uldp.budget_data WHERE role = 'uldp_protect_analyst'::regrole;
+DELETE FROM uldp.budget_data WHERE role = 'uldp_protect_analyst';
 DROP ROLE uldp_protect_analyst;

@@ -161,10 +161,10 @@ SELECT model_round(user_dp_sgd(x, y, user_id, 2.0, 1e-6)) -> 'weights' AS label_
 SELECT x FROM sgd_protected LIMIT 1;
 RESET SESSION AUTHORIZATION;
 SELECT function, epsilon, delta FROM uldp.ledger
-WHERE role = 'uldp_sgd_analyst'::regrole ORDER BY at;
+WHERE role = 'uldp_sgd_analyst' ORDER BY at;
 
 DROP TABLE sgd_protected;
-DELETE FROM uldp.budget_data WHERE role = 'uldp_sgd_analyst'::regrole;
+DELETE FROM uldp.budget_data WHERE role = 'uldp_sgd_analyst';
 DROP ROLE uldp_sgd_analyst;
 DROP TABLE sgd_models;
 DROP TABLE sgd_rows;

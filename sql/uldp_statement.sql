@@ -57,11 +57,11 @@ SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) OVER () FROM stmt_visits WHERE
 RESET SESSION AUTHORIZATION;
 
 SELECT * FROM stmt_charges;
-SELECT epsilon_spent, delta_spent FROM uldp.budget_data WHERE role = 'uldp_statement_analyst'::regrole;
+SELECT epsilon_spent, delta_spent FROM uldp.budget_data WHERE role = 'uldp_statement_analyst';
 
 DROP VIEW stmt_charges;
 DROP TABLE stmt_visits;
-DELETE FROM uldp.budget_data WHERE role = 'uldp_statement_analyst'::regrole;
+DELETE FROM uldp.budget_data WHERE role = 'uldp_statement_analyst';
 DROP ROLE uldp_statement_analyst;
 DROP ROLE uldp_statement_nobody;
 RESET uldp.test_seed;

@@ -156,14 +156,14 @@ SELECT user_dp_mean(v, user_id, 1.0, 1e-6, 10) OVER () FROM vec_protected;
 SELECT user_dp_mean(v, user_id, 1.0, 1e-6, 10) FROM vec_protected WHERE v[1] > 3;
 RESET SESSION AUTHORIZATION;
 SELECT function, epsilon, delta FROM uldp.ledger
-WHERE role = 'uldp_vector_analyst'::regrole ORDER BY at;
-SELECT epsilon_spent, delta_spent FROM uldp.budget WHERE role = 'uldp_vector_analyst'::regrole;
+WHERE role = 'uldp_vector_analyst' ORDER BY at;
+SELECT epsilon_spent, delta_spent FROM uldp.budget WHERE role = 'uldp_vector_analyst';
 -- the same seed gives the owner the same release
 SET uldp.test_seed = 31;
 SELECT vec_round(user_dp_mean(v, user_id, 1.0, 1e-6, 10)) AS owner FROM vec_protected;
 
 DROP TABLE vec_protected;
-DELETE FROM uldp.budget_data WHERE role = 'uldp_vector_analyst'::regrole;
+DELETE FROM uldp.budget_data WHERE role = 'uldp_vector_analyst';
 DROP ROLE uldp_vector_analyst;
 DROP TABLE vec_visits;
 DROP FUNCTION vec_norm(float8[]);

@@ -20,6 +20,7 @@
 #include "fmgr.h"
 #include "utils/guc.h"
 
+#include "dropguard.h"
 #include "gate.h"
 #include "protect.h"
 #include "random.h"
@@ -55,10 +56,21 @@ _PG_init(void)
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("uldp.allow_drop",
+							 "Allows dropping the uldp extension, budgets and ledger while they hold rows.",
+							 "Off, DROP EXTENSION uldp and anything else that would drop uldp.budget_data "
+							 "or uldp.ledger_data are refused while they hold rows.",
+							 &uldp_allow_drop,
+							 false,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("uldp");
 
 	uldp_protect_init();
 	uldp_gate_init();
+	uldp_dropguard_init();
 	/* after the gate, so that its refusals come before any charge */
 	uldp_statement_init();
 	uldp_register_release("mean_finalfn", uldp_scalar_plan);

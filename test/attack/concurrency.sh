@@ -109,10 +109,10 @@ SQL
     ok_if "round $n: epsilon_spent is exactly 1.0 (got $spent)" numeric_eq "$spent" 1.0
     is "$(ledger_rows "$role")" "$K" "round $n: the ledger holds exactly $K release rows"
     is "$(sql -c "SELECT count(*) FILTER (WHERE epsilon = 0.2) || ' ' || coalesce(sum(epsilon), 0)
-                  FROM uldp.ledger_data WHERE role = '$role'::regrole AND function LIKE 'user\\_dp\\_%'")" \
+                  FROM uldp.ledger_data WHERE role = '$role' AND function LIKE 'user\\_dp\\_%'")" \
         "$K 1.0" "round $n: each ledger row charges 0.2, 1.0 in all"
     line="$(sql -c "SELECT round(extract(epoch FROM max(at) - min(at)) * 1000, 1)
-                    FROM uldp.ledger_data WHERE role = '$role'::regrole AND function LIKE 'user\\_dp\\_%'")"
+                    FROM uldp.ledger_data WHERE role = '$role' AND function LIKE 'user\\_dp\\_%'")"
     diag "round $n: the $K charges were committed within $line ms of each other"
 }
 

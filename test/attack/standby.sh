@@ -88,7 +88,7 @@ replayed() {
 ok_if "the standby replays the table and the budget created on the primary" \
     wait_for 30 "replay on the standby" replayed
 is "$(ssql -c "SELECT count(*) FROM visits")" 60 "the standby has the table (60 rows)"
-is "$(ssql -c "SELECT epsilon_limit FROM uldp.budget_data WHERE role = '$A'::regrole")" 10 \
+is "$(ssql -c "SELECT epsilon_limit FROM uldp.budget_data WHERE role = '$A'")" 10 \
     "the standby has the analyst's budget"
 
 ledger_state() { # the whole ledger and budget table, as a fingerprint
@@ -137,7 +137,7 @@ is "$(ledger_rows "$A")" 0 "the primary's ledger has no release row for the anal
 ok_if "control: a release on the primary works" \
     nonempty "$(sql_as "$A" -c 'SELECT user_dp_mean(amount, user_id, 0.5, 0, 300) FROM visits')"
 ok_if "control: the standby replays the charge" wait_for 30 "replay of the charge" replayed
-is "$(ssql -c "SELECT epsilon_spent FROM uldp.budget_data WHERE role = '$A'::regrole")" 0.5 \
+is "$(ssql -c "SELECT epsilon_spent FROM uldp.budget_data WHERE role = '$A'")" 0.5 \
     "control: the standby shows epsilon_spent 0.5"
 is "$(ledger_rows "$A" -h "$SSOCK" -p "$SPORT")" 1 "control: the standby shows one release row"
 

@@ -1,49 +1,61 @@
 #!/usr/bin/env bash
-# test/attack/upgrade.sh -- ALTER EXTENSION uldp UPDATE from 0.1 keeps budgets and ledger, and
-# chains the existing ledger rows: a database that ran 0.1 (budgets, releases, a reset) is
-# updated to 0.2; the ledger rows and budgets are unchanged, every row gets its hash in id order,
-# verify_ledger() finds the chain valid, releases are charged and chained on top of it, and the
-# ledger is append-only from then on.  Then 0.2 -> 0.3 (the default version): the ledger and
-# budget are unchanged and still verify, the learning functions exist, and their releases are
-# charged and chained on top of the old rows.
+# test/attack/upgrade.sh -- ALTER EXTENSION uldp UPDATE from 0.1 through 0.2 and 0.3 to 0.4 keeps
+# budgets and ledger. A database that ran 0.1 (budgets, charges, a reset; a second role that is
+# dropped before 0.4) is updated step by step. 0.2 chains the existing rows in id order and
+# verify_ledger() finds them valid; 0.3 keeps rows, hashes and budgets and adds the learning
+# functions; 0.4 keys budgets by role name (the dropped role's under "(dropped role OID)"), gives
+# every ledger row its role name while keeping id, time, oid, amounts and hash (encoding version
+# 1), verifies with the same head, charges new releases by name in version 2 rows chained on top,
+# keeps the budget across DROP ROLE + CREATE ROLE, and refuses DROP EXTENSION.
+#
+# The library is always the newest, whose budget worker calls the 0.4 uldp._charge: before 0.4
+# the charges are made by calling that version's uldp._charge(oid, ...) as superuser, which is
+# what its worker did.
 set -uo pipefail
 # shellcheck source=test/attack/lib/attack.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/attack.sh"
 
 A="${ATTACK_PREFIX}analyst"
+G="${ATTACK_PREFIX}gone"
 RELEASE="SELECT user_dp_mean(amount, user_id, 0.25, 0, 300) FROM visits"
+old_charge() { # old_charge ROLE EPSILON [DELTA]: a charge as the 0.1-0.3 worker made it
+    sql -c "SELECT status FROM uldp._charge('$1'::regrole, 'user_dp_mean', $2, ${3:-0})"
+}
+LEDGER_COLS="id, at, function, epsilon, delta"
 
 attack_drop_roles || exit 1
 attack_at_exit attack_drop_roles
 sql -c 'DROP EXTENSION uldp' -c "CREATE EXTENSION uldp VERSION '0.1'" || exit 1
 is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.1" "version 0.1 installed"
-sql -c "CREATE ROLE $A LOGIN" || exit 1
+sql -c "CREATE ROLE $A LOGIN" -c "CREATE ROLE $G LOGIN" || exit 1
 attack_setup_visits "$A" || exit 1
-sql -c "SELECT uldp.set_budget('$A', 10, 0)" >/dev/null || exit 1
-for i in 1 2 3; do sql_as "$A" -c "$RELEASE" >/dev/null || exit 1; done
+sql -c "SELECT uldp.set_budget('$A', 10, 0)" -c "SELECT uldp.set_budget('$G', 1, 0)" >/dev/null || exit 1
+for i in 1 2 3; do is "$(old_charge "$A" 0.25)" ok "0.1: charge $i"; done
 sql -c "SELECT uldp.reset_budget('$A')" >/dev/null || exit 1
-sql_as "$A" -c "$RELEASE" >/dev/null || exit 1
-before="$(sql -c "SELECT string_agg(concat_ws(' ', id, at, role, function, epsilon, delta), ';' ORDER BY id) FROM uldp.ledger_data")"
+is "$(old_charge "$A" 0.25)" ok "0.1: a charge after the reset"
+is "$(old_charge "$G" 0.5)" ok "0.1: a charge of the second role"
+A_OID="$(sql -c "SELECT oid FROM pg_roles WHERE rolname = '$A'")"
+G_OID="$(sql -c "SELECT oid FROM pg_roles WHERE rolname = '$G'")"
+before="$(sql -c "SELECT string_agg(concat_ws(' ', $LEDGER_COLS, role), ';' ORDER BY id) FROM uldp.ledger_data")"
 budget_before="$(sql -c "SELECT concat_ws(' ', epsilon_limit, epsilon_spent) FROM uldp.budget_data WHERE role = '$A'::regrole")"
-is "$(sql -c 'SELECT count(*) FROM uldp.ledger_data')" "6" "0.1: six ledger rows (set_budget, 3 releases, reset, release)"
+is "$(sql -c 'SELECT count(*) FROM uldp.ledger_data')" "8" \
+    "0.1: eight ledger rows (2 set_budget, 3 charges, reset, 2 charges)"
 
 sql -c "ALTER EXTENSION uldp UPDATE TO '0.2'" || exit 1
 is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.2" "updated to 0.2"
-is "$(sql -c "SELECT string_agg(concat_ws(' ', id, at, role, function, epsilon, delta), ';' ORDER BY id) FROM uldp.ledger_data")" \
+is "$(sql -c "SELECT string_agg(concat_ws(' ', $LEDGER_COLS, role), ';' ORDER BY id) FROM uldp.ledger_data")" \
     "$before" "the ledger rows are unchanged"
 is "$(sql -c "SELECT concat_ws(' ', epsilon_limit, epsilon_spent) FROM uldp.budget_data WHERE role = '$A'::regrole")" \
     "$budget_before" "the budget is unchanged"
 is "$(sql -c 'SELECT count(*) FROM uldp.ledger_data WHERE hash IS NULL')" "0" "every row has a hash"
-is "$(sql -c 'SELECT valid, entries, problem IS NULL FROM uldp.verify_ledger()')" "t|6|t" \
-    "verify_ledger: the chain of the 6 existing rows is valid"
+is "$(sql -c 'SELECT valid, entries, problem IS NULL FROM uldp.verify_ledger()')" "t|8|t" \
+    "verify_ledger: the chain of the 8 existing rows is valid"
 is "$(sql -c 'SELECT h.id = max(l.id) FROM uldp.ledger_head h, uldp.ledger_data l GROUP BY h.id')" "t" \
     "ledger_head points at the last row"
-
-sql_as "$A" -c "$RELEASE" >/dev/null
-ok $? "a release after the update works"
-is "$(sql -c 'SELECT valid, entries FROM uldp.verify_ledger()')" "t|7" "the release is chained on top"
+is "$(old_charge "$A" 0.25)" ok "0.2: a charge after the update"
+is "$(sql -c 'SELECT valid, entries FROM uldp.verify_ledger()')" "t|9" "the charge is chained on top"
 is "$(sql -c "SELECT epsilon_spent FROM uldp.budget_data WHERE role = '$A'::regrole")" "0.50" \
-    "the budget holds the two releases since the reset"
+    "the budget holds the two charges since the reset"
 out="$(sql -v ON_ERROR_STOP=0 -c 'DELETE FROM uldp.ledger_data' 2>&1)"
 if grep -q 'append-only' <<<"$out"; then ok 0 "the ledger is append-only after the update"; else
     ok 1 "the ledger is append-only after the update"
@@ -52,49 +64,70 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 # 0.2 -> 0.3
-before="$(sql -c "SELECT string_agg(concat_ws(' ', id, at, role, function, epsilon, delta, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data")"
+before="$(sql -c "SELECT string_agg(concat_ws(' ', $LEDGER_COLS, role, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data")"
 budget_before="$(sql -c "SELECT concat_ws(' ', epsilon_limit, epsilon_spent, delta_limit, delta_spent) FROM uldp.budget_data WHERE role = '$A'::regrole")"
-absent="$(sql -c "SELECT count(*) FROM (VALUES ('user_dp_mean(float8[], anyelement, float8, float8)'),
-    ('user_dp_sgd(float8[], float8, anyelement, float8, float8, jsonb)'), ('uldp.predict(jsonb, float8[])'),
-    ('uldp.zcdp_rho(float8, float8)')) f(name) WHERE to_regprocedure(name) IS NOT NULL")"
-is "$absent" "0" "0.2 has none of the learning functions"
-
-sql -c 'ALTER EXTENSION uldp UPDATE' || exit 1
-is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.3" "updated to 0.3 (the default version)"
-is "$(sql -c "SELECT string_agg(concat_ws(' ', id, at, role, function, epsilon, delta, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data")" \
+sql -c "ALTER EXTENSION uldp UPDATE TO '0.3'" || exit 1
+is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.3" "updated to 0.3"
+is "$(sql -c "SELECT string_agg(concat_ws(' ', $LEDGER_COLS, role, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data")" \
     "$before" "the ledger rows and their hashes are unchanged"
 is "$(sql -c "SELECT concat_ws(' ', epsilon_limit, epsilon_spent, delta_limit, delta_spent) FROM uldp.budget_data WHERE role = '$A'::regrole")" \
     "$budget_before" "the budget is unchanged"
-is "$(sql -c 'SELECT valid, entries, problem IS NULL FROM uldp.verify_ledger()')" "t|7|t" \
-    "verify_ledger after the update to 0.3: the chain of the 7 rows is valid"
 is "$(sql -c "SELECT count(*) FROM (VALUES
     ('user_dp_mean(float8[], anyelement, float8, float8)'),
-    ('user_dp_mean(float8[], anyelement, float8, float8, float8)'),
-    ('user_dp_mean(float8[], anyelement, float8, float8, float8, float8)'),
-    ('user_dp_sgd(float8[], float8, anyelement, float8, float8)'),
     ('user_dp_sgd(float8[], float8, anyelement, float8, float8, jsonb)'),
-    ('uldp.predict(jsonb, float8[])'), ('uldp.zcdp_rho(float8, float8)'), ('uldp.zcdp_delta(float8, float8)'),
+    ('uldp.predict(jsonb, float8[])'), ('uldp.zcdp_rho(float8, float8)'),
     ('uldp._sample_discrete_gaussian(float8, integer)')) f(name) WHERE to_regprocedure(name) IS NOT NULL")" \
-    "9" "the 9 new functions and aggregates exist"
-is "$(sql -c "SELECT has_function_privilege('$A', 'uldp._sample_discrete_gaussian(float8, integer)', 'EXECUTE')")" "f" \
-    "the sampler is not executable by the analyst"
-is "$(sql -c "SELECT uldp.predict('{\"loss\": \"squared\", \"weights\": [2, 1], \"feature_radius\": 10}', '{3}')")" "7" \
-    "uldp.predict works"
-
+    "5" "the learning functions exist"
 sql -c "SELECT uldp.set_budget('$A', 10, 1e-3)" >/dev/null || exit 1
-sql -c "CREATE TABLE vectors AS SELECT user_id, ARRAY[amount, amount / 2] AS v, amount AS y FROM visits" || exit 1
-sql -c "GRANT SELECT ON vectors TO $A" || exit 1
-out="$(sql_as "$A" -c "SELECT cardinality(user_dp_mean(v, user_id, 0.5, 1e-6, 300)) IN (0, 2) FROM vectors" 2>&1)"
-is "$out" "t" "a vector release after the update works"
-out="$(sql_as "$A" -c "SELECT jsonb_typeof(user_dp_sgd(v, y, user_id, 0.5, 1e-6, '{\"iterations\": 5}') -> 'weights') FROM vectors" 2>&1)"
-is "$out" "array" "a model release after the update works"
-is "$(sql -c "SELECT string_agg(e, ',' ORDER BY id) FROM (SELECT id, function || ' ' || epsilon || ' ' || delta AS e FROM uldp.ledger_data ORDER BY id DESC LIMIT 3) s")" \
-    "uldp.set_budget 0 0,user_dp_mean 0.5 0.000001,user_dp_sgd 0.5 0.000001" \
-    "both releases are charged epsilon and delta"
-is "$(sql -c 'SELECT valid, entries, problem IS NULL FROM uldp.verify_ledger()')" "t|10|t" \
-    "verify_ledger: the new rows are chained on top of the old ones"
-is "$(sql -c "SELECT epsilon_spent || ' ' || delta_spent FROM uldp.budget_data WHERE role = '$A'::regrole")" "1.50 0.000002" \
-    "the budget holds them"
-sql -c 'DROP TABLE vectors' >/dev/null
+is "$(old_charge "$A" 0.5 1e-6)" ok "0.3: a charge of epsilon and delta"
+is "$(sql -c 'SELECT valid, entries, problem IS NULL FROM uldp.verify_ledger()')" "t|11|t" \
+    "verify_ledger after the update to 0.3: the 11 rows are valid"
+
+# ---------------------------------------------------------------------------------------------
+# 0.3 -> 0.4 (the default version), after the second role was dropped
+sql -c "DROP ROLE $G" || exit 1
+before="$(sql -c "SELECT string_agg(concat_ws(' ', $LEDGER_COLS, role, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data")"
+budget_before="$(sql -c "SELECT concat_ws(' ', epsilon_limit, epsilon_spent, delta_limit, delta_spent) FROM uldp.budget_data WHERE role = $A_OID")"
+head_before="$(sql -c "SELECT encode(hash, 'hex') FROM uldp.ledger_head")"
+sql -c 'ALTER EXTENSION uldp UPDATE' || exit 1
+is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.4" "updated to 0.4 (the default version)"
+is "$(sql -c "SELECT string_agg(concat_ws(' ', $LEDGER_COLS, role_oid, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data")" \
+    "$before" "every ledger row keeps id, time, function, amounts, role oid and hash"
+is "$(sql -c "SELECT string_agg(DISTINCT hash_version::text, ',') FROM uldp.ledger_data")" "1" \
+    "the rows written before 0.4 keep encoding version 1"
+is "$(sql -c "SELECT string_agg(DISTINCT role_oid || '=' || role, ',' ORDER BY role_oid || '=' || role) FROM uldp.ledger_data")" \
+    "$(printf '%s\n' "$A_OID=$A" "$G_OID=(dropped role $G_OID)" | LC_ALL=C sort | paste -sd,)" \
+    "ledger rows got their role's name, the dropped role's a marked one"
+is "$(sql -c "SELECT concat_ws(' ', epsilon_limit, epsilon_spent, delta_limit, delta_spent) FROM uldp.budget_data WHERE role = '$A'")" \
+    "$budget_before" "the budget is kept, now under the role's name"
+is "$(sql -c "SELECT epsilon_limit || ' ' || epsilon_spent FROM uldp.budget_data WHERE role = '(dropped role $G_OID)'")" \
+    "1 0.5" "the dropped role's budget is kept under \"(dropped role OID)\""
+is "$(sql -c "SELECT valid, entries, encode(head, 'hex'), problem IS NULL FROM uldp.verify_ledger()")" \
+    "t|11|$head_before|t" "verify_ledger after the update to 0.4: valid, the same head"
+
+out="$(sql_as "$A" -c "$RELEASE" 2>&1)"
+ok_if "a release after the update works" grep -Eq "$RELEASED_RE" <<<"$out" || diag "$out"
+is "$(sql -c "SELECT concat_ws(' ', role, function, epsilon, hash_version, role_oid IS NULL, statement IS NOT NULL)
+    FROM uldp.ledger_data ORDER BY id DESC LIMIT 1")" "$A user_dp_mean 0.25 2 t t" \
+    "it is charged by name, in a version 2 row"
+is "$(sql -c "SELECT epsilon_spent FROM uldp.budget_data WHERE role = '$A'")" "1.25" "the budget holds it"
+is "$(sql -c "SELECT valid, entries, problem IS NULL FROM uldp.verify_ledger('\\x$head_before')")" "t|12|t" \
+    "verify_ledger: the version 2 row is chained on top, and the head before the update is in the chain"
+
+sql -c "REVOKE SELECT ON visits FROM $A" -c "DROP ROLE $A" -c "CREATE ROLE $A LOGIN" \
+    -c "GRANT SELECT ON visits TO $A" || exit 1
+is "$(sql -c "SELECT epsilon_spent FROM uldp.budget_data WHERE role = '$A'")" "1.25" \
+    "after DROP ROLE + CREATE ROLE the budget is still there"
+ok_if "and releases are charged to it" grep -Eq "$RELEASED_RE" <<<"$(sql_as "$A" -c "$RELEASE" 2>&1)"
+is "$(sql -c "SELECT epsilon_spent FROM uldp.budget_data WHERE role = '$A'")" "1.50" "on top of what was spent"
+is "$(sql -c 'SELECT valid, problem IS NULL FROM uldp.verify_ledger()')" "t|t" "the ledger is valid"
+
+out="$(sql -v ON_ERROR_STOP=0 -c 'DROP EXTENSION uldp' 2>&1)"
+if grep -q 'cannot drop extension uldp while it holds privacy budgets or ledger rows' <<<"$out"; then
+    ok 0 "DROP EXTENSION is refused after the update"
+else
+    ok 1 "DROP EXTENSION is refused after the update"
+    diag "$out"
+fi
 
 attack_done

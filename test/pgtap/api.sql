@@ -9,7 +9,7 @@ LOAD 'uldp';
 -- a role with nothing but PUBLIC's privileges
 CREATE ROLE uldp_tap_api_nobody NOLOGIN;
 
-SELECT plan(104);
+SELECT plan(110);
 
 -- ---------------------------------------------------------------------------
 -- aggregates (public schema): 3 arities x 2, polymorphic user id
@@ -130,20 +130,22 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    '_safe_cast_int2', '_safe_cast_int4', '_safe_cast_int8',
                                    '_safe_cast_float4', '_safe_cast_float8',
                                    '_sample_discrete_gaussian', 'vector_transfn', 'vector_mean_finalfn',
-                                   'sgd_transfn', 'sgd_finalfn', 'predict', 'zcdp_rho', 'zcdp_delta'],
+                                   'sgd_transfn', 'sgd_finalfn', 'predict', 'zcdp_rho', 'zcdp_delta',
+                                   '_ledger_hash_v2', '_set_budget', '_reset_budget', '_drop_guard'],
     'schema uldp has exactly the expected functions');
 SELECT columns_are('uldp', 'budget_data',
     ARRAY['role', 'epsilon_limit', 'delta_limit', 'epsilon_spent', 'delta_spent'], 'budget_data columns');
-SELECT col_type_is('uldp', 'budget_data', 'role', 'oid', 'budget_data.role is oid');
+SELECT col_type_is('uldp', 'budget_data', 'role', 'name', 'budget_data.role is a role name');
 SELECT col_type_is('uldp', 'budget_data', 'epsilon_spent', 'numeric', 'budget_data.epsilon_spent is numeric (exact sums)');
 SELECT col_is_pk('uldp', 'budget_data', 'role', 'budget_data is keyed by role');
-SELECT columns_are('uldp', 'ledger_data', ARRAY['id', 'at', 'role', 'function', 'epsilon', 'delta', 'hash'], 'ledger_data columns');
+SELECT columns_are('uldp', 'ledger_data', ARRAY['id', 'at', 'role_oid', 'role', 'function', 'epsilon', 'delta', 'hash', 'statement', 'hash_version'], 'ledger_data columns');
+SELECT col_type_is('uldp', 'ledger_data', 'role', 'name', 'ledger_data.role is a role name');
 SELECT col_type_is('uldp', 'ledger_data', 'epsilon', 'numeric', 'ledger_data.epsilon is numeric');
 SELECT columns_are('uldp', 'budget',
     ARRAY['role', 'epsilon_limit', 'delta_limit', 'epsilon_spent', 'delta_spent'], 'view budget columns');
-SELECT col_type_is('uldp', 'budget', 'role', 'regrole', 'view budget shows roles as regrole');
-SELECT columns_are('uldp', 'ledger', ARRAY['at', 'role', 'function', 'epsilon', 'delta'], 'view ledger columns');
-SELECT col_type_is('uldp', 'ledger', 'role', 'regrole', 'view ledger shows roles as regrole');
+SELECT col_type_is('uldp', 'budget', 'role', 'name', 'view budget shows role names');
+SELECT columns_are('uldp', 'ledger', ARRAY['at', 'role', 'function', 'epsilon', 'delta', 'statement'], 'view ledger columns');
+SELECT col_type_is('uldp', 'ledger', 'role', 'name', 'view ledger shows role names');
 SELECT ok((SELECT 'security_barrier=true' = ANY (reloptions) FROM pg_class WHERE oid = 'uldp.budget'::regclass),
     'view uldp.budget is a security barrier');
 SELECT ok((SELECT 'security_barrier=true' = ANY (reloptions) FROM pg_class WHERE oid = 'uldp.ledger'::regclass),
@@ -160,9 +162,9 @@ SELECT function_returns('uldp', 'set_budget', ARRAY['regrole', 'double precision
     'uldp.set_budget returns void');
 SELECT has_function('uldp', 'reset_budget', ARRAY['regrole'], 'uldp.reset_budget(regrole) exists');
 SELECT function_returns('uldp', 'reset_budget', ARRAY['regrole'], 'void', 'uldp.reset_budget returns void');
-SELECT has_function('uldp', '_charge', ARRAY['oid', 'text', 'double precision', 'double precision'],
-    'uldp._charge(oid, text, float8, float8) exists');
-SELECT function_returns('uldp', '_charge', ARRAY['oid', 'text', 'double precision', 'double precision'], 'record',
+SELECT has_function('uldp', '_charge', ARRAY['name', 'text', 'double precision', 'double precision', 'text'],
+    'uldp._charge(name, text, float8, float8, text) exists');
+SELECT function_returns('uldp', '_charge', ARRAY['name', 'text', 'double precision', 'double precision', 'text'], 'record',
     'uldp._charge returns a record (status, epsilon_remaining, delta_remaining)');
 SELECT has_function('uldp', '_sample_discrete_laplace', ARRAY['bigint', 'double precision', 'integer'],
     'uldp._sample_discrete_laplace(bigint, float8, int) exists');
@@ -172,16 +174,16 @@ SELECT volatility_is('uldp', '_sample_discrete_laplace', ARRAY['bigint', 'double
     'volatile', 'the sampler is volatile (never folded or cached)');
 SELECT is_strict('uldp', '_sample_discrete_laplace', ARRAY['bigint', 'double precision', 'integer'],
     'the sampler is strict');
-SELECT is_definer('uldp', 'set_budget', ARRAY['regrole', 'double precision', 'double precision'],
-    'set_budget is SECURITY DEFINER');
-SELECT is_definer('uldp', 'reset_budget', ARRAY['regrole'], 'reset_budget is SECURITY DEFINER');
-SELECT isnt_definer('uldp', '_charge', ARRAY['oid', 'text', 'double precision', 'double precision'],
+SELECT isnt_definer('uldp', 'set_budget', ARRAY['regrole', 'double precision', 'double precision'],
+    'set_budget is not SECURITY DEFINER (C: it checks its caller, then runs uldp._set_budget as its owner)');
+SELECT isnt_definer('uldp', 'reset_budget', ARRAY['regrole'], 'reset_budget is not SECURITY DEFINER (likewise)');
+SELECT isnt_definer('uldp', '_charge', ARRAY['name', 'text', 'double precision', 'double precision', 'text'],
     '_charge is not SECURITY DEFINER (only the budget worker calls it, as superuser)');
-SELECT is((SELECT proconfig FROM pg_proc WHERE oid = 'uldp.set_budget(regrole, float8, float8)'::regprocedure),
-    ARRAY['search_path=pg_catalog, pg_temp'], 'set_budget pins its search_path');
-SELECT is((SELECT proconfig FROM pg_proc WHERE oid = 'uldp.reset_budget(regrole)'::regprocedure),
-    ARRAY['search_path=pg_catalog, pg_temp'], 'reset_budget pins its search_path');
-SELECT is((SELECT proconfig FROM pg_proc WHERE oid = 'uldp._charge(oid, text, float8, float8)'::regprocedure),
+SELECT is((SELECT proconfig FROM pg_proc WHERE oid = 'uldp._set_budget(name, float8, float8)'::regprocedure),
+    ARRAY['search_path=pg_catalog, pg_temp'], '_set_budget pins its search_path');
+SELECT is((SELECT proconfig FROM pg_proc WHERE oid = 'uldp._reset_budget(name)'::regprocedure),
+    ARRAY['search_path=pg_catalog, pg_temp'], '_reset_budget pins its search_path');
+SELECT is((SELECT proconfig FROM pg_proc WHERE oid = 'uldp._charge(name, text, float8, float8, text)'::regprocedure),
     ARRAY['search_path=pg_catalog, pg_temp'], '_charge pins its search_path');
 SELECT is(
     (SELECT array_agg(p.proname || '/' || p.proparallel::text ORDER BY p.proname) FROM pg_proc p
@@ -197,8 +199,24 @@ SELECT ok(NOT has_function_privilege('uldp_tap_api_nobody', 'uldp.set_budget(reg
     'PUBLIC cannot execute uldp.set_budget');
 SELECT ok(NOT has_function_privilege('uldp_tap_api_nobody', 'uldp.reset_budget(regrole)', 'EXECUTE'),
     'PUBLIC cannot execute uldp.reset_budget');
-SELECT ok(NOT has_function_privilege('uldp_tap_api_nobody', 'uldp._charge(oid, text, float8, float8)', 'EXECUTE'),
+SELECT ok(NOT has_function_privilege('uldp_tap_api_nobody', 'uldp._charge(name, text, float8, float8, text)', 'EXECUTE'),
     'PUBLIC cannot execute uldp._charge');
+SELECT ok(NOT has_function_privilege('uldp_tap_api_nobody', 'uldp._set_budget(name, float8, float8)', 'EXECUTE')
+          AND NOT has_function_privilege('uldp_tap_api_nobody', 'uldp._reset_budget(name)', 'EXECUTE'),
+    'PUBLIC cannot execute uldp._set_budget and uldp._reset_budget');
+SELECT ok(NOT has_function_privilege('uldp_tap_api_nobody', 'uldp._drop_guard()', 'EXECUTE')
+          AND NOT has_function_privilege('uldp_tap_api_nobody',
+                'uldp._ledger_hash_v2(bytea, bigint, timestamptz, name, text, numeric, numeric, text)', 'EXECUTE'),
+    'PUBLIC cannot execute uldp._drop_guard and uldp._ledger_hash_v2');
+SELECT is((SELECT evtevent || ' ' || evtenabled::text || ' ' || evtfoid::regproc::text FROM pg_event_trigger
+           WHERE evtname = 'uldp_drop_guard'), 'ddl_command_start O uldp._drop_guard',
+    'the drop guard is an enabled ddl_command_start event trigger');
+SELECT is((SELECT extname FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
+           WHERE d.classid = 'pg_event_trigger'::regclass AND d.deptype = 'e'
+             AND d.objid = (SELECT oid FROM pg_event_trigger WHERE evtname = 'uldp_drop_guard')), 'uldp',
+    'the event trigger belongs to the extension (not dumped, cannot be dropped alone)');
+SELECT is((SELECT boot_val || ' ' || context FROM pg_settings WHERE name = 'uldp.allow_drop'), 'off superuser',
+    'uldp.allow_drop is off by default and superuser-only');
 SELECT ok(NOT has_function_privilege('uldp_tap_api_nobody', 'uldp._sample_discrete_laplace(bigint, float8, integer)', 'EXECUTE'),
     'PUBLIC cannot execute uldp._sample_discrete_laplace');
 SELECT ok((SELECT bool_and(has_function_privilege('uldp_tap_api_nobody', p.oid, 'EXECUTE'))
@@ -228,7 +246,7 @@ SELECT throws_ok($$SELECT uldp.set_budget('uldp_tap_api_nobody', 1, 0)$$, '42501
     'permission denied for function set_budget', 'PUBLIC: calling set_budget is refused');
 SELECT throws_ok($$SELECT uldp.reset_budget('uldp_tap_api_nobody')$$, '42501',
     'permission denied for function reset_budget', 'PUBLIC: calling reset_budget is refused');
-SELECT throws_ok($$SELECT uldp._charge(0, 'x', 1, 0)$$, '42501',
+SELECT throws_ok($$SELECT uldp._charge('x', 'x', 1, 0, '')$$, '42501',
     'permission denied for function _charge', 'PUBLIC: calling _charge is refused');
 SELECT throws_ok($$SELECT uldp._sample_discrete_laplace(1, 1, 1)$$, '42501',
     'permission denied for function _sample_discrete_laplace', 'PUBLIC: calling the sampler is refused');
@@ -260,7 +278,7 @@ SELECT is((SELECT vartype || ' ' || unit || ' ' || boot_val || ' ' || min_val FR
            WHERE name = 'uldp.max_state_memory'), 'integer kB 1048576 64',
     'uldp.max_state_memory is in kB, default 1 GB, at least 64 kB');
 SELECT is((SELECT array_agg(name::text ORDER BY name) FROM pg_settings WHERE name LIKE 'uldp.%'),
-    ARRAY['uldp.max_state_memory', 'uldp.test_seed'], 'uldp defines exactly these two GUCs');
+    ARRAY['uldp.allow_drop', 'uldp.max_state_memory', 'uldp.test_seed'], 'uldp defines exactly these three GUCs');
 SELECT lives_ok($$SET LOCAL uldp.test_seed = 42$$, 'a superuser can set uldp.test_seed');
 SELECT is(current_setting('uldp.test_seed'), '42', 'and it takes the value');
 SELECT throws_ok($$SET LOCAL uldp.test_seed = -1$$, '22023', NULL, 'uldp.test_seed cannot be negative');
@@ -286,7 +304,7 @@ SELECT throws_ok($$SELECT uldp.reset_budget('uldp_tap_api_nobody')$$, '42704',
     'role "uldp_tap_api_nobody" has no privacy budget', 'reset_budget of a role without budget fails');
 SELECT lives_ok($$SELECT uldp.set_budget('uldp_tap_api_nobody', 0, 0)$$, 'a zero budget is valid');
 SELECT is((SELECT epsilon_limit || ' ' || delta_limit || ' ' || epsilon_spent || ' ' || delta_spent
-           FROM uldp.budget WHERE role = 'uldp_tap_api_nobody'::regrole), '0 0 0 0',
+           FROM uldp.budget WHERE role = 'uldp_tap_api_nobody'), '0 0 0 0',
     'set_budget created the budget row with nothing spent');
 
 SELECT * FROM finish();

@@ -165,10 +165,10 @@ NUMBER_RE='(-?([0-9]+(\.[0-9]*)?|\.[0-9]+)(e[-+]?[0-9]+)?|-?Infinity|NaN)'
 RELEASED_RE="^($NUMBER_RE|\($NUMBER_RE,$NUMBER_RE\))\$"
 
 # Budget bookkeeping of ROLE, as the superuser sees it (numeric, as stored).
-epsilon_spent() { sql -c "SELECT epsilon_spent FROM uldp.budget_data WHERE role = '$1'::regrole"; }
+epsilon_spent() { sql -v role="$1" <<<"SELECT epsilon_spent FROM uldp.budget_data WHERE role = :'role'"; }
 ledger_rows() { # ledger_rows ROLE [SERVER-ARGS...]: number of release rows of ROLE
     local role="$1"; shift
-    sql "$@" -c "SELECT count(*) FROM uldp.ledger_data WHERE role = '$role'::regrole AND function LIKE 'user\\_dp\\_%'"
+    sql "$@" -c "SELECT count(*) FROM uldp.ledger_data WHERE role = '$role' AND function LIKE 'user\\_dp\\_%'"
 }
 
 # numeric_eq A B: true iff A = B as numerics (compared by the server).
