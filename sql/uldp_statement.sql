@@ -57,6 +57,9 @@ SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) OVER () FROM stmt_visits WHERE
 RESET SESSION AUTHORIZATION;
 
 SELECT * FROM stmt_charges;
+-- for the administrator, each row records the statement that was charged
+SELECT statement FROM uldp.ledger
+WHERE function LIKE 'user\_dp\_%' AND role::text = 'uldp_statement_analyst' ORDER BY at LIMIT 2;
 SELECT epsilon_spent, delta_spent FROM uldp.budget_data WHERE role = 'uldp_statement_analyst';
 
 DROP VIEW stmt_charges;
