@@ -157,10 +157,10 @@ ranges_private(const double *rotated, int64 n, int padded, double radius,
 			offset[j] = rotated[i * padded + j] - centre[j];
 		values[i] = uldp_l2_norm(offset, padded);
 	}
+	tau = uldp_private_median(values, n, 0, 2 * radius, radius * 0x1p-40,
+							  uldp_selection_epsilon(rho / 3));
 	/* the grid does not tell tau from zero below its resolution */
-	tau = Max(uldp_private_median(values, n, 0, 2 * radius, radius * 0x1p-40,
-								  uldp_selection_epsilon(rho / 3)),
-			  radius * 0x1p-40);
+	tau = Max(tau, radius * 0x1p-40);
 	for (int j = 0; j < padded; j++)
 		half[j] = 2 * tau * coordinate_factor(padded);
 	pfree(values);
