@@ -138,7 +138,7 @@ SELECT user_dp_sgd(x, y, user_id, 0, 1e-6) FROM sgd_rows;
 SELECT user_dp_sgd(x, y, user_id, 1.0, 0) FROM sgd_rows;
 SELECT user_dp_sgd(x, y, user_id, 1.0, NULL) FROM sgd_rows;
 SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6) OVER () FROM sgd_rows LIMIT 1;
--- a tiny budget: the noisy count of users (sd ~ 2e7) is below the threshold, no model
+-- a budget too small for its steps is refused before anything is charged
 SELECT user_dp_sgd(x, y, user_id, 1e-6, 1e-10, '{"iterations": 10000}') -> 'weights' AS tiny_budget FROM sgd_rows;
 
 -- the ledger: each release charged (epsilon, delta), also one without enough users

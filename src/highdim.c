@@ -30,8 +30,18 @@
  *	   K = floor(sqrt(2 rho_sum) 2^20), then scaled (in integers) into the
  *	   l2 ball of K steps; the integer sum gets discrete Gaussian noise of
  *	   variance 2^40 per coordinate: K^2 / 2^41 <= rho_sum zCDP.
- *	5. Post-processing: mean_j = c_j + g noisy_j / count, rotated back and
- *	   clipped to the ball (where the true mean lies).
+ *	   K >= 1 needs rho_sum >= 2^-41: releases check it before the charge
+ *	   (uldp_highdim_rho_suffices).
+ *	5. Post-processing: mean_j = c_j + g noisy_j / count, clamped to
+ *	   [-radius, radius] (where every rotated point's coordinates lie, so the
+ *	   true mean's too; it also keeps the noisy estimate finite), rotated
+ *	   back and clipped to the ball.
+ *
+ * Radius.  Callers keep radius within [ULDP_HIGHDIM_MIN_RADIUS, 1e300]: the
+ * half-widths are then at least radius 2^-60 (the bins of ranges_with_tau,
+ * the floor of the private tau), so S >= radius 2^-60, and the grid
+ * g >= radius 2^-92 is a normal double; every coordinate, centre and
+ * half-width is at most a few times radius.
  *
  *-------------------------------------------------------------------------
  */
@@ -54,6 +64,23 @@
 #define NOISE_STEPS 0x1p20
 /* share of rho spent on the per-coordinate ranges */
 #define RANGE_SHARE 0.25
+
+/* the number of grid steps K per unit of sensitivity (step 4) */
+static int64
+noise_steps(double rho_sum)
+{
+	return (int64) floor(sqrt(2 * rho_sum) * NOISE_STEPS);
+}
+
+/*
+ * Whether a budget of rho gives the sum at least one grid step, however
+ * the range is chosen (a range leaves the sum 1 - RANGE_SHARE of rho).
+ */
+bool
+uldp_highdim_rho_suffices(double rho)
+{
+	return noise_steps(rho * (1 - RANGE_SHARE)) >= 1;
+}
 
 /* the working memory the mechanism needs per point, for the limit check */
 Size
@@ -132,6 +159,8 @@ ranges_private(const double *rotated, int64 n, int padded, double radius,
 	}
 	tau = uldp_private_median(values, n, 0, 2 * radius, radius * 0x1p-40,
 							  uldp_selection_epsilon(rho / 3));
+	/* the grid does not tell tau from zero below its resolution */
+	tau = Max(tau, radius * 0x1p-40);
 	for (int j = 0; j < padded; j++)
 		half[j] = 2 * tau * coordinate_factor(padded);
 	pfree(values);
@@ -207,7 +236,12 @@ uldp_highdim_mean(double *points, int64 n, int dim, double radius, double tau,
 		}
 	}
 
-	steps = (int64) floor(sqrt(2 * rho_sum) * NOISE_STEPS);
+	/*
+	 * Unreachable once the release has passed its validation before the
+	 * charge (uldp_highdim_rho_suffices); refuse rather than release
+	 * without noise.
+	 */
+	steps = noise_steps(rho_sum);
 	if (steps < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -234,7 +268,9 @@ uldp_highdim_mean(double *points, int64 n, int dim, double radius, double tau,
 	{
 		int128		noisy = sum[j] + uldp_discrete_gaussian(NOISE_STEPS * NOISE_STEPS);
 
-		z[j] = centre[j] + grid * ((double) noisy / Max(count, 1));
+		double		estimate = centre[j] + grid * ((double) noisy / Max(count, 1));
+
+		z[j] = Min(Max(estimate, -radius), radius);
 	}
 	uldp_rotate_back(&rotation, z, result);
 	uldp_clip_to_ball(result, dim, radius);

@@ -14,7 +14,11 @@
 /* tau to be chosen privately */
 #define ULDP_TAU_PRIVATE 0.0
 
+/* the smallest radius for which the fixed-point grid stays normal */
+#define ULDP_HIGHDIM_MIN_RADIUS 1e-250
+
 extern Size uldp_highdim_bytes_per_point(int dim);
+extern bool uldp_highdim_rho_suffices(double rho);
 extern void uldp_highdim_mean(double *points, int64 n, int dim, double radius,
 							  double tau, double rho, double count,
 							  double *result);

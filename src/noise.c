@@ -126,9 +126,9 @@ discrete_laplace_ts(uint128 t, uint128 s)
  * Discrete Laplace noise for an integer query of the given sensitivity:
  * P(Z = z) proportional to exp(-|z| * epsilon' / sensitivity), where
  * epsilon' <= epsilon is epsilon rounded down to a dyadic rational.
- * Callers keep epsilon within [ULDP_MIN_EPSILON / 8, ULDP_MAX_EPSILON]
- * and sensitivity below 2^48, so that the shift is non-negative and
- * t = sensitivity * 2^shift fits in 128 bits.
+ * Callers keep epsilon within [ULDP_MIN_EPSILON / 16, ULDP_MAX_EPSILON]
+ * and sensitivity below 2^48, so that the shift is non-negative (epsilon
+ * < 2^24) and t = sensitivity * 2^shift < 2^48 * 2^48 fits in 128 bits.
  */
 int128
 uldp_discrete_laplace(uint64 sensitivity, double epsilon)
@@ -150,44 +150,112 @@ bernoulli_exp(uint128 num, uint128 den)
 }
 
 /*
+ * Bernoulli(exp(-d^2/den)) for d < 2^126 and 0 < den <= 2^124, exactly,
+ * although d^2 may not fit in 128 bits.  With d = n 2^j + r, r < 2^j, and
+ * j chosen so that d 2^j fits:
+ *		d^2 / den = n (d 2^j / den) + d r / den,
+ * so the trial is n trials of Bernoulli(exp(-d 2^j / den)) and one of
+ * Bernoulli(exp(-d r / den)), all of which must succeed.  When n > 0,
+ * d 2^j >= 2^125 >= 2 den, so each of the n trials fails with probability
+ * at least 1 - exp(-2): the loop stops after a couple of trials.
+ */
+static bool
+bernoulli_exp_square(uint128 d, uint128 den)
+{
+	int			j = 126;
+	uint128		n;
+
+	for (uint128 rest = d; rest > 0; rest >>= 1)
+		j--;
+	for (n = d >> j; n > 0; n--)
+		if (!bernoulli_exp(d << j, den))
+			return false;
+	return bernoulli_exp(d * (d & ((((uint128) 1) << j) - 1)), den);
+}
+
+/* sigma2 rounded up to DYADIC_BITS significant bits: num / 2^shift */
+static Dyadic
+dyadic_ceil(double sigma2)
+{
+	Dyadic		result;
+	int			exponent;
+	double		mantissa = frexp(sigma2, &exponent);
+
+	result.num = (uint64) ceil(ldexp(mantissa, DYADIC_BITS));
+	result.shift = DYADIC_BITS - exponent;
+	return result;
+}
+
+/*
+ * The variance parameter that uldp_discrete_gaussian(sigma2) actually uses:
+ * sigma2 rounded up to DYADIC_BITS significant bits (a double, exactly).
+ * Thresholds that rely on the noise's tail must use this value.
+ */
+double
+uldp_discrete_gaussian_variance(double sigma2)
+{
+	Dyadic		s = dyadic_ceil(sigma2);
+
+	return ldexp((double) s.num, -s.shift);
+}
+
+/* Whether uldp_discrete_gaussian can draw with this variance. */
+bool
+uldp_discrete_gaussian_supports(double sigma2)
+{
+	return sigma2 >= ULDP_GAUSSIAN_MIN_VARIANCE && sigma2 <= ULDP_GAUSSIAN_MAX_VARIANCE;
+}
+
+/*
  * Discrete Gaussian noise: P(Z = z) proportional to exp(-z^2 / (2 sigma2'))
- * (CKS Algorithm 3), where sigma2' >= sigma2 is sigma2 rounded up to
- * DYADIC_BITS significant bits and into [2^-8, 2^48].  Rounding up only adds
- * noise.  With sigma2' = num / den, a discrete Laplace draw Y of scale t is
- * kept with probability exp(-(|Y| t den - num)^2 / (2 num den t^2)).  The
- * products fit in 128 bits while |Y| t den <= 2^63; a larger draw, whose
- * acceptance probability is below exp(-2^24) since num den t^2 < 2^100, is
- * rejected outright.
+ * (CKS Algorithm 3), where sigma2' = uldp_discrete_gaussian_variance(sigma2)
+ * >= sigma2 (rounding up only adds noise).  With sigma2' = num / den and
+ * t = floor(sqrt(sigma2')) + 1, a discrete Laplace draw Y of scale t is kept
+ * with probability exp(-(|Y| t den - num)^2 / (2 num den t^2)).
+ *
+ * Range.  For sigma2 in [2^-64, 2^60] (ULDP_GAUSSIAN_*_VARIANCE), the
+ * denominator 2 num den t^2 is at most 2^124: below 1, den <= 2^87,
+ * num < 2^24 and t = 1 (2^112); from 1 to 2^24, num den < 2^49 and
+ * t^2 <= 4 sigma2' (2^75); above 2^24, den = 1 and num, t^2 <= 2^60 (2^122).
+ * The acceptance trial is exact for every distance below 2^126
+ * (bernoulli_exp_square).  Only a proposal with |Y| t den >= 2^125 is
+ * rejected without a trial, so that the products fit: the output is the
+ * discrete Gaussian conditioned on |Z| < 2^125 / (t den), which leaves out
+ * a mass below exp(-2^120) (there z^2 / (2 sigma2') >= 2^249 / 2^124).
+ * That is a statistical distance far below the 2^-40 delta that every
+ * release keeps in reserve (ULDP_SPEND_MARGIN: 2^-40 * 1e-100).
+ * Every variance a release can request lies in the range (doc/privacy.md);
+ * outside it the sampler refuses rather than clamp, since a clamped
+ * variance would no longer be the one the release accounts for.
  */
 int128
 uldp_discrete_gaussian(double sigma2)
 {
-	double		clamped = Min(Max(sigma2, 0x1p-8), 0x1p48);
-	int			exponent;
-	double		mantissa = frexp(clamped, &exponent);
-	uint128		num = (uint128) ceil(ldexp(mantissa, DYADIC_BITS));
-	int			shift = DYADIC_BITS - exponent;
+	Dyadic		s;
+	uint128		num;
 	uint128		den = 1;
 	uint128		t;
 
-	Assert(sigma2 > 0);
-	if (shift >= 0)
-		den <<= shift;
+	if (!uldp_discrete_gaussian_supports(sigma2))
+		elog(ERROR, "discrete Gaussian variance %g is outside the sampler's range", sigma2);
+	s = dyadic_ceil(sigma2);
+	num = s.num;
+	if (s.shift >= 0)
+		den <<= s.shift;
 	else
-		num <<= -shift;
-	t = (uint128) floor(sqrt(clamped)) + 1;
+		num <<= -s.shift;
+	t = (uint128) floor(sqrt(ldexp((double) s.num, -s.shift))) + 1;
 	for (;;)
 	{
 		int128		y = discrete_laplace_ts(t, 1);
 		uint128		magnitude = y < 0 ? -y : y;
 		uint128		scaled;
-		uint128		distance;
 
-		if (magnitude > (((uint128) 1) << 63) / (t * den))
+		if (magnitude >= (((uint128) 1) << 125) / (t * den))
 			continue;
 		scaled = magnitude * t * den;
-		distance = scaled > num ? scaled - num : num - scaled;
-		if (bernoulli_exp(distance * distance, 2 * num * den * t * t))
+		if (bernoulli_exp_square(scaled > num ? scaled - num : num - scaled,
+								 2 * num * den * t * t))
 			return y;
 	}
 }
@@ -427,11 +495,11 @@ uldp_sample_discrete_gaussian(PG_FUNCTION_ARGS)
 	ArrayType  *result;
 	Datum	   *draws;
 
-	if (!(sigma2 >= 0x1p-8 && sigma2 <= 0x1p48) || n < 0 || n > 100000000)
+	if (!uldp_discrete_gaussian_supports(sigma2) || n < 0 || n > 100000000)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid arguments for uldp._sample_discrete_gaussian"),
-				 errhint("sigma2 in [2^-8, 2^48], n in [0, 1e8].")));
+				 errhint("sigma2 in [2^-64, 2^60], n in [0, 1e8].")));
 	draws = palloc_extended(Max(n, 1) * sizeof(Datum), MCXT_ALLOC_HUGE);
 	for (int32 i = 0; i < n; i++)
 		draws[i] = Int64GetDatum((int64) uldp_discrete_gaussian(sigma2));

@@ -11,7 +11,13 @@
 #define ULDP_NOISE_H
 
 extern int128 uldp_discrete_laplace(uint64 sensitivity, double epsilon);
+/* the variances the discrete Gaussian sampler can draw with, exactly */
+#define ULDP_GAUSSIAN_MIN_VARIANCE 0x1p-64
+#define ULDP_GAUSSIAN_MAX_VARIANCE 0x1p60
+
 extern int128 uldp_discrete_gaussian(double sigma2);
+extern double uldp_discrete_gaussian_variance(double sigma2);
+extern bool uldp_discrete_gaussian_supports(double sigma2);
 extern uint64 uldp_exponential_median(const uint64 *sorted_keys, int64 n,
 									  uint64 domain, double epsilon);
 

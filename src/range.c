@@ -179,7 +179,17 @@ grid_key(const Grid *grid, double x)
 	{
 		double		bin = floor((x - grid->origin) / grid->width);
 
-		return (uint64) Min(Max(bin, 0), (double) (grid->domain - 1));
+		/*
+		 * Clamp in integers: above 2^53, (double) (domain - 1) may round up
+		 * to domain, and a key equal to the domain would break the
+		 * monotonicity of the scores.  The domain is at most 2^62, so a bin
+		 * below 2^63 converts exactly.
+		 */
+		if (!(bin > 0))
+			return 0;
+		if (bin >= 0x1p63)
+			return grid->domain - 1;
+		return Min((uint64) bin, grid->domain - 1);
 	}
 	raw = float_raw_key(grid, x);
 	return Min(raw - Min(raw, grid->first), grid->domain - 1);

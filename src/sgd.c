@@ -58,6 +58,7 @@
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
+#include "accountant.h"
 #include "budget.h"
 #include "highdim.h"
 #include "params.h"
@@ -76,6 +77,17 @@
  */
 #define FEATURE_RADIUS_PER_MEDIAN(loss) ((loss) == LOSS_LOGISTIC ? 1.5 : 2.5)
 #define LABEL_BOUND_PER_MEDIAN 3.0
+/*
+ * Every scale option lies in [SCALE_MIN, SCALE_MAX], and so does every
+ * private scale (the public search domain of uldp_private_scale).  Then
+ * every quantity computed from them stays finite for any data: the radius
+ * (at most 10 * 3e50 * 1e50 by default), the gradient clip (1e100), a
+ * row's gradient (at most (R |x| + label) |x| < 1e203), the curvature
+ * (1e100), lambda (1e150 times 4^20) and the steps.  Data outside the
+ * domain is clipped as any other: only the model's accuracy suffers.
+ */
+#define SCALE_MIN 1e-50
+#define SCALE_MAX 1e50
 #define DEFAULT_ITERATIONS 50
 #define DEFAULT_PHASES 3
 #define DEFAULT_L2 1e-3
@@ -139,6 +151,9 @@ option_scale(const char *key, const JsonbValue *value)
 
 	if (!(number > 0 && number <= ULDP_MAX_MAGNITUDE))
 		refuse_option(key, "must be a positive finite number", "See doc/functions.md for what each option means.");
+	if (!(number >= SCALE_MIN && number <= SCALE_MAX))
+		refuse_option(key, psprintf("must lie between %g and %g", SCALE_MIN, SCALE_MAX),
+					  "Rescale the features or labels so that their scales lie well inside that range.");
 	return number;
 }
 
@@ -231,6 +246,8 @@ parse_options(Jsonb *jsonb)
 			options.l2 = option_number(key, &value);
 			if (!(options.l2 >= 0 && options.l2 <= ULDP_MAX_MAGNITUDE))
 				refuse_option(key, "must be a non-negative finite number", "l2 is the weight of the ridge penalty l2 |theta|^2 / 2.");
+			if (options.l2 > SCALE_MAX)
+				refuse_option(key, psprintf("must be at most %g", SCALE_MAX), "l2 is the weight of the ridge penalty l2 |theta|^2 / 2.");
 		}
 		else if (strcmp(key, "dimension") == 0)
 			options.dimension = option_count(key, &value, ULDP_MAX_DIMENSION);
@@ -239,6 +256,53 @@ parse_options(Jsonb *jsonb)
 						  "Options are loss, method, iterations, phases, step_size, radius, l2, feature_radius, label_bound, gradient_clip, tau and dimension.");
 	}
 	return options;
+}
+
+/*
+ * What is left of rho for the gradient steps once the noisy count and the
+ * private scales that the options do not give are paid for (public).
+ */
+static double
+rho_for_steps(const SgdOptions *options, double rho)
+{
+	double		rest = rho * (1 - COUNT_SHARE);
+
+	if (options->feature_radius == 0)
+		rest -= rho * SCALE_SHARE;
+	if (options->loss == LOSS_SQUARED && options->label_bound == 0)
+		rest -= rho * SCALE_SHARE;
+	return rest;
+}
+
+/* The rho of one gradient step (phased_erm: in every phase). */
+static double
+rho_per_step(const SgdOptions *options, double rho_steps)
+{
+	if (options->method == METHOD_PHASED_ERM)
+		rho_steps *= 1 - COUNT_SHARE;
+	return rho_steps / options->iterations;
+}
+
+/*
+ * Refuses, before the charge, a budget that the mechanisms of user_dp_sgd
+ * cannot honour whatever the data.  The options' ranges (parse_options) keep
+ * every computation finite; the budget must give every noisy count a
+ * variance the sampler supports and every step at least one grid step
+ * (uldp_rho_validate).
+ */
+static void
+check_budget(const SgdOptions *options, double epsilon, double delta)
+{
+	static const char *hint = "Raise epsilon or delta, or lower iterations.";
+	double		rho = uldp_release_rho(epsilon, delta);
+	double		rho_steps = rho_for_steps(options, rho);
+
+	uldp_rho_validate("user_dp_sgd", epsilon, delta, rho * COUNT_SHARE,
+					  rho_per_step(options, rho_steps), hint);
+	/* each phase's own noisy count */
+	if (options->method == METHOD_PHASED_ERM)
+		uldp_rho_validate("user_dp_sgd", epsilon, delta, rho_steps * COUNT_SHARE,
+						  rho_per_step(options, rho_steps), hint);
 }
 
 /* The epsilon, delta and options of a call, validated. */
@@ -257,8 +321,9 @@ call_options(int nvalues, const Datum *values, const bool *nulls,
 }
 
 /*
- * The plan of user_dp_sgd: the parameters and options validated, and the
- * public dimension of the features, from the plan or the "dimension" option.
+ * The plan of user_dp_sgd: the parameters and options validated, also
+ * against what its mechanisms can honour, and the public dimension of the
+ * features, from the plan or the "dimension" option.
  */
 void
 uldp_sgd_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
@@ -268,6 +333,7 @@ uldp_sgd_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 	int			dimension = call->dimension;
 	int			width;
 
+	check_budget(&options, plan->epsilon, plan->delta);
 	if (options.dimension != 0)
 	{
 		if (dimension != 0 && dimension != options.dimension)
@@ -414,7 +480,7 @@ phased_erm(const SgdProblem *problem, double count, double rho, double *theta)
 		phase_count = uldp_noisy_count(nmembers, rho * COUNT_SHARE);
 		memcpy(anchor, theta, width * sizeof(double));
 		winsorized_descent(problem, members, nmembers, phase_count,
-						   rho * (1 - COUNT_SHARE) / problem->options.iterations,
+						   rho_per_step(&problem->options, rho),
 						   ldexp(lambda, 2 * phase), anchor, theta);
 	}
 	pfree(members);
@@ -437,12 +503,13 @@ user_rms(const SgdProblem *problem, bool label)
 		for (int64 r = 0; r < user->count; r++)
 		{
 			const double *row = &user->rows[r * (dim + 1)];
+			/* the grid ends at SCALE_MAX: clamping keeps the squares finite */
 			double		size = Min(label ? fabs(row[dim]) : uldp_l2_norm(row, dim),
-								   ULDP_VECTOR_MAX_NORM);
+								   SCALE_MAX);
 
 			total += (size / user->count) * size;
 		}
-		rms[i] = Min(sqrt(total), ULDP_VECTOR_MAX_NORM);
+		rms[i] = Min(sqrt(total), SCALE_MAX);
 	}
 	return rms;
 }
@@ -562,7 +629,7 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 		problem.users = uldp_vec_user_rows(state, &problem.nusers,
 										   uldp_highdim_bytes_per_point(problem.dim + 1));
 	count = uldp_noisy_count(problem.nusers, rho * COUNT_SHARE);
-	rho_rest = rho * (1 - COUNT_SHARE);
+	rho_rest = rho_for_steps(&problem.options, rho);
 	if (!uldp_enough_users(count, rho * COUNT_SHARE, delta * ULDP_SPEND_MARGIN))
 		PG_RETURN_DATUM(model_jsonb(&problem.options, NULL, 0, epsilon, delta));
 
@@ -570,16 +637,13 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 	if (problem.options.feature_radius == 0)
 	{
 		typical_norm = uldp_private_scale(user_rms(&problem, false), problem.nusers,
-										  rho * SCALE_SHARE);
+										  SCALE_MIN, SCALE_MAX, rho * SCALE_SHARE);
 		problem.options.feature_radius = FEATURE_RADIUS_PER_MEDIAN(problem.options.loss) * typical_norm;
-		rho_rest -= rho * SCALE_SHARE;
 	}
 	if (problem.options.loss == LOSS_SQUARED && problem.options.label_bound == 0)
-	{
 		problem.options.label_bound = LABEL_BOUND_PER_MEDIAN *
-			uldp_private_scale(user_rms(&problem, true), problem.nusers, rho * SCALE_SHARE);
-		rho_rest -= rho * SCALE_SHARE;
-	}
+			uldp_private_scale(user_rms(&problem, true), problem.nusers,
+							   SCALE_MIN, SCALE_MAX, rho * SCALE_SHARE);
 	complete_options(&problem.options, typical_norm);
 	clip_rows(&problem);
 	problem.smoothness = (typical_norm * typical_norm + 1) *
@@ -588,7 +652,7 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 	theta = palloc0((problem.dim + 1) * sizeof(double));
 	if (problem.options.method == METHOD_WINSORIZED)
 		winsorized_descent(&problem, NULL, problem.nusers, count,
-						   rho_rest / problem.options.iterations, 0, theta, theta);
+						   rho_per_step(&problem.options, rho_rest), 0, theta, theta);
 	else
 		phased_erm(&problem, count, rho_rest, theta);
 	if (problem.options.step_size == 0)

@@ -54,7 +54,7 @@
 #define SCALE_SHARE 0.125
 /* a private radius is this many times the median norm */
 #define RADIUS_PER_MEDIAN 2.0
-/* the smallest private scale: smaller data counts as zero */
+/* the private radius's search domain: smaller data counts as zero */
 #define SCALE_FLOOR 1e-250
 
 PG_FUNCTION_INFO_V1(uldp_vector_mean_finalfn);
@@ -89,9 +89,12 @@ uldp_vector_dimension(const char *function, int dimension, const char *how)
 	return dimension;
 }
 
+static void vector_mean_validate(const UldpVectorParams *params);
+
 /*
  * The plan of user_dp_mean on vectors: (epsilon, delta [, radius [, tau]])
- * validated, and the public dimension.
+ * validated, also against what its mechanisms can honour, and the public
+ * dimension.
  */
 void
 uldp_vector_mean_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
@@ -99,6 +102,7 @@ uldp_vector_mean_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 	UldpVectorParams params;
 
 	uldp_vector_params_set(&params, call->nparams, call->params, call->nulls);
+	vector_mean_validate(&params);
 	plan->epsilon = params.epsilon;
 	plan->delta = params.delta;
 	plan->dimension = uldp_vector_dimension(call->function, call->dimension, "");
@@ -121,27 +125,73 @@ uldp_noisy_count(int64 n, double rho)
 	return (double) (n + uldp_discrete_gaussian(count_variance(rho)));
 }
 
-/* Whether a noisy count drawn with "rho" reaches the threshold (see above). */
+/*
+ * Whether a noisy count drawn with "rho" reaches the threshold (see above).
+ * The tail bound holds for the variance the sampler actually used, which
+ * is the requested one rounded up; the factor 1 + 2^-40 covers the few
+ * ulps of error of sqrt and log.
+ */
 bool
 uldp_enough_users(double noisy_count, double rho, double delta)
 {
-	/* the sampler rounds the variance up by less than 2^-23 of it */
-	double		sigma = sqrt(count_variance(rho) * (1 + 0x1p-22));
+	double		sigma = sqrt(uldp_discrete_gaussian_variance(count_variance(rho)));
 
-	return noisy_count >= 1 + sigma * sqrt(2 * log(1 / delta));
+	return noisy_count >= 1 + sigma * sqrt(2 * log(1 / delta)) * (1 + 0x1p-40);
+}
+
+/*
+ * Refuses, before the charge, the (epsilon, delta) of a release whose noisy
+ * count of users gets rho_count and whose high-dimensional means get at
+ * least rho_highdim each: the sampler must support the count's variance,
+ * and the means need at least one grid step (highdim.c).
+ */
+void
+uldp_rho_validate(const char *function, double epsilon, double delta,
+				  double rho_count, double rho_highdim, const char *hint)
+{
+	if (!uldp_discrete_gaussian_supports(count_variance(rho_count)) ||
+		!uldp_highdim_rho_suffices(rho_highdim))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("epsilon %g is too small for %s with delta %g", epsilon, function, delta),
+				 errhint("%s", hint)));
+}
+
+/*
+ * Refuses, before the charge, the parameters of user_dp_mean on vectors
+ * that its mechanisms cannot honour whatever the data (see
+ * uldp_rho_validate; and a radius too small for the fixed-point grid).
+ */
+static void
+vector_mean_validate(const UldpVectorParams *params)
+{
+	double		rho = uldp_release_rho(params->epsilon, params->delta);
+
+	if (params->has_radius && params->radius < ULDP_HIGHDIM_MIN_RADIUS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("radius %g is too small for user_dp_mean", params->radius),
+				 errhint("radius must be at least %g; rescale the vectors, or omit radius to let uldp choose it privately.",
+						 ULDP_HIGHDIM_MIN_RADIUS)));
+	uldp_rho_validate("user_dp_mean", params->epsilon, params->delta, rho * COUNT_SHARE,
+					  rho * (1 - COUNT_SHARE - (params->has_radius ? 0 : SCALE_SHARE)),
+					  "Raise epsilon or delta.");
 }
 
 /*
  * The private median of one non-negative statistic per user (a norm, an
- * absolute label), on a floating-point grid: rho-zCDP.  Never zero.
+ * absolute label), on a floating-point grid over the public domain
+ * [0, ceiling], raised to "floor": rho-zCDP.  The domain is public: callers
+ * choose it so that everything they compute from the scale stays finite.
  */
 double
-uldp_private_scale(const double *statistics, int64 n, double rho)
+uldp_private_scale(const double *statistics, int64 n, double floor,
+				   double ceiling, double rho)
 {
-	double		median = uldp_private_median(statistics, n, 0, ULDP_VECTOR_MAX_NORM,
+	double		median = uldp_private_median(statistics, n, 0, ceiling,
 											 0, uldp_selection_epsilon(rho));
 
-	return Max(median, SCALE_FLOOR);
+	return Max(median, floor);
 }
 
 static ArrayType *
@@ -192,7 +242,8 @@ uldp_vector_mean_finalfn(PG_FUNCTION_ARGS)
 
 		for (int64 i = 0; i < n; i++)
 			norms[i] = Min(uldp_l2_norm(&means[i * dim], dim), ULDP_VECTOR_MAX_NORM);
-		radius = RADIUS_PER_MEDIAN * uldp_private_scale(norms, n, rho * SCALE_SHARE);
+		radius = RADIUS_PER_MEDIAN * uldp_private_scale(norms, n, SCALE_FLOOR, ULDP_VECTOR_MAX_NORM,
+														rho * SCALE_SHARE);
 		rho_rest -= rho * SCALE_SHARE;
 		pfree(norms);
 	}

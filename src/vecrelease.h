@@ -10,6 +10,7 @@
 #ifndef ULDP_VECRELEASE_H
 #define ULDP_VECRELEASE_H
 
+#include "params.h"
 #include "statement.h"
 
 extern double uldp_release_rho(double epsilon, double delta);
@@ -19,7 +20,10 @@ extern void uldp_vector_mean_plan(const UldpReleaseCall *call,
 								  UldpReleasePlan *plan);
 extern double uldp_noisy_count(int64 n, double rho);
 extern bool uldp_enough_users(double noisy_count, double rho, double delta);
+extern void uldp_rho_validate(const char *function, double epsilon,
+							  double delta, double rho_count,
+							  double rho_highdim, const char *hint);
 extern double uldp_private_scale(const double *statistics, int64 n,
-								 double rho);
+								 double floor, double ceiling, double rho);
 
 #endif							/* ULDP_VECRELEASE_H */

@@ -93,7 +93,7 @@ SELECT throws_ok($$SELECT uldp._sample_discrete_gaussian(1, 10)$$, '42501', NULL
     'a non-superuser cannot draw discrete Gaussian noise');
 RESET SESSION AUTHORIZATION;
 SELECT is(cardinality(uldp._sample_discrete_gaussian(1, 10)), 10, 'a superuser can: n draws');
-SELECT throws_ok($$SELECT uldp._sample_discrete_gaussian(0.001, 10)$$, '22023', NULL, 'sampler: sigma2 below 2^-8');
+SELECT throws_ok($$SELECT uldp._sample_discrete_gaussian(2 ^ (-65), 10)$$, '22023', NULL, 'sampler: sigma2 below 2^-64');
 SELECT throws_ok($$SELECT uldp._sample_discrete_gaussian(1, -1)$$, '22023', NULL, 'sampler: negative n');
 
 -- the zCDP conversion: rho gives back (at most) delta

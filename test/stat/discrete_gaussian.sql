@@ -24,16 +24,27 @@
 --    2000 draws) lies within (1 +- 0.07) v: a block misses with probability
 --    <= Var(z^2) / (2000 (0.07 v)^2) <= 0.208 (Chebyshev, exact fourth moment), and the median
 --    misses only if 50 blocks do: P(false failure) <= 9.7e-11 (binomial).
+-- The ends of the sampler's range (src/noise.c: [2^-64, 2^60], every variance a release requests;
+-- the count of users alone needs 4e-6 to 5.4e15):
+--  * sigma2 = 2^52, 2^59 and 2^60 (sd 2^26 to 2^30; exact dyadic): categories floor(4 z / sd) in [-12, 11],
+--    the ends taking the tails, expected from the normal law (the bin edges are integers, and at
+--    sd >= 2^26 each bin's discrete mass is the normal one to a relative 1e-7, far below what
+--    200000 draws resolve); min expected count 596; X^2 < 76.9030 (df 23, 1e-7).  Power: draws at
+--    sigma2 * 1.2 and / 1.2 (2^52 and 2^59: 1.2 * 2^60 is out of range), noncentralities 3917 and
+--    2802, P(not rejected) <= 1.3e-147.
+--  * sigma2 = 2^-64 and 4e-6 (the smallest count variance): every draw is 0; P(false failure)
+--    <= 200000 * 3 exp(-1 / (2 sigma2)) < 1e-300.  Power: at sigma2 = 0.05 some draw is not 0,
+--    P(not) <= 1.3e-8.
 -- Also: seeded mode reproduces draws; 0 (secure randomness) gives fresh ones (two calls of 1000
 -- draws at sigma2 = 3 coincide with probability < 0.23^1000).
 --
--- False failures of the whole file (Bonferroni): 3 x 1e-7 (fit) + 3 x 1e-8 (mean)
--- + 3 x 9.7e-11 (variance) + 6 x 1.6e-130 (power) < 3.4e-7 <= 1e-6.
+-- False failures of the whole file (Bonferroni): 6 x 1e-7 (fit) + 3 x 1e-8 (mean)
+-- + 3 x 9.7e-11 (variance) + 2 x 1e-300 (zeros) < 6.4e-7 <= 1e-6.
 \set prefix uldp_stat_dg_
 \ir ../lib/prelude.sql
 
 BEGIN;
-SELECT plan(27);
+SELECT plan(38);
 SET LOCAL uldp.test_seed = 0;
 
 -- id, sigma2, s (sigma2 rounded up to 24 bits), bin width w, categories -M..M,
@@ -99,6 +110,37 @@ SELECT ok(abs((SELECT sum(l.z::float8 ^ 2 * l.p) FROM law l WHERE l.id = 1) - 0.
           'the exact variance at sigma2 = 0.5 is 0.498979130833 (thresholds.py)');
 
 -- ---------------------------------------------------------------------------
+-- the ends of the range
+CREATE TEMP TABLE large_law (k int, p float8);
+INSERT INTO large_law SELECT k - 13, p FROM unnest(ARRAY[
+    0.00297976323505, 0.00322990209072, 0.00601480732927, 0.0105256592931, 0.0173090249156,
+    0.026748044405, 0.038842572398, 0.0530054802646, 0.0679720984454, 0.0819101863491,
+    0.0927561355911, 0.0987063256829, 0.0987063256829, 0.0927561355911, 0.0819101863491,
+    0.0679720984454, 0.0530054802646, 0.038842572398, 0.026748044405, 0.0173090249156,
+    0.0105256592931, 0.00601480732927, 0.00322990209072, 0.00297976323505]::float8[]) WITH ORDINALITY l(p, k);
+CREATE TEMP TABLE large_pearson AS
+    SELECT st.sigma2, v.variant,
+           (SELECT sum((coalesce(o.n, 0) - 200000 * l.p) ^ 2 / (200000 * l.p))
+            FROM large_law l LEFT JOIN
+                 (SELECT least(greatest(floor(4 * z / sqrt(st.sigma2)), -12), 11)::int AS k, count(*) AS n
+                  FROM unnest(uldp._sample_discrete_gaussian(st.sigma2 * v.f, 200000)) z GROUP BY 1) o
+                 ON o.k = l.k) AS x2
+    FROM (VALUES (2 ^ 52), (2 ^ 59), (2 ^ 60)) st(sigma2),
+         (VALUES ('exact', 1.0::float8), ('sigma2*1.2', 1.2), ('sigma2/1.2', 1 / 1.2)) v(variant, f)
+    WHERE st.sigma2 < 2 ^ 60 OR v.variant = 'exact';
+SELECT ok(abs((SELECT sum(p) FROM large_law) - 1) < 1e-10, 'the 24 normal bin probabilities sum to 1');
+SELECT ok(x2 < 76.9030, format('goodness of fit (sigma2 = 2^%s): X^2 = %s < 76.9030 (df 23, 1e-7)',
+                               log(2, sigma2::numeric)::int, round(x2::numeric, 2)))
+FROM large_pearson WHERE variant = 'exact' ORDER BY sigma2;
+SELECT ok(x2 > 76.9030, format('power (sigma2 = 2^%s): draws at %s are rejected, X^2 = %s > 76.9030',
+                               log(2, sigma2::numeric)::int, variant, round(x2::numeric, 1)))
+FROM large_pearson WHERE variant <> 'exact' ORDER BY sigma2, variant;
+SELECT ok(z = ARRAY(SELECT 0::bigint FROM generate_series(1, 200000)), format('sigma2 = %s: every draw is 0', sigma2))
+FROM (VALUES (2 ^ (-64)), (4e-6)) st(sigma2), LATERAL (SELECT uldp._sample_discrete_gaussian(st.sigma2, 200000) AS z) d;
+SELECT ok(EXISTS (SELECT FROM unnest(uldp._sample_discrete_gaussian(0.05, 200000)) z WHERE z <> 0),
+    'power: at sigma2 = 0.05 some draw is not 0');
+
+-- ---------------------------------------------------------------------------
 -- seeded and secure modes
 SET LOCAL uldp.test_seed = 5;
 CREATE TEMP TABLE seeded AS SELECT 'a' AS run, uldp._sample_discrete_gaussian(3, 1000) AS z;
@@ -117,10 +159,10 @@ SELECT isnt((SELECT z FROM seeded WHERE run = 'e'), (SELECT z FROM seeded WHERE 
 
 -- argument checks
 SELECT is(cardinality(uldp._sample_discrete_gaussian(1, 0)), 0, 'n = 0 gives an empty array');
-SELECT throws_ok($$SELECT uldp._sample_discrete_gaussian(2 ^ (-9), 10)$$, '22023',
-    'invalid arguments for uldp._sample_discrete_gaussian', 'sigma2 below 2^-8 is refused');
-SELECT throws_ok($$SELECT uldp._sample_discrete_gaussian(2^49, 10)$$, '22023',
-    'invalid arguments for uldp._sample_discrete_gaussian', 'sigma2 above 2^48 is refused');
+SELECT throws_ok($$SELECT uldp._sample_discrete_gaussian(2 ^ (-65), 10)$$, '22023',
+    'invalid arguments for uldp._sample_discrete_gaussian', 'sigma2 below 2^-64 is refused');
+SELECT throws_ok($$SELECT uldp._sample_discrete_gaussian(2 ^ 61, 10)$$, '22023',
+    'invalid arguments for uldp._sample_discrete_gaussian', 'sigma2 above 2^60 is refused');
 
 SELECT * FROM finish();
 ROLLBACK;

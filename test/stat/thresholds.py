@@ -442,6 +442,40 @@ def discrete_gaussian():
               % (var, s, DG_BLOCKS, delta, pb, binom_tail_ge(DG_BLOCKS, pb, DG_BLOCKS // 2)))
 
 
+DG_LARGE = (2.0 ** 52, 2.0 ** 59, 2.0 ** 60)   # exact dyadic variances: sd 2^26 to 2^30
+DG_LARGE_M = 12                        # categories floor(4 z / sd) clamped to [-12, 11]
+
+
+def dg_large_categories(f=1.0):
+    """P(category c), c = floor(4 z / sd) in [-M, M-1] (the ends take the tails), for draws of
+    variance f sd^2 judged at sd: the continuous normal law.  The bin edges are integers and the
+    discrete Gaussian with sd >= 2^26 gives each bin the normal mass to a relative 1e-7 (a half
+    step at each edge; the normaliser differs from sqrt(2 pi s) by exp(-2 pi^2 s))."""
+    M = DG_LARGE_M
+    cdf = lambda x: 1 - phi_sf(x / math.sqrt(f))
+    edges = [-math.inf] + [c / 4 for c in range(-M + 1, M)] + [math.inf]
+    return [cdf(b) - cdf(a) for a, b in zip(edges, edges[1:])]
+
+
+def discrete_gaussian_large():
+    p0 = dg_large_categories()
+    df = len(p0) - 1
+    crit = chi2_isf(DG_ALPHA_GOF, df)
+    print("== discrete_gaussian.sql, large variances %s: %d categories, df %d, min expected %.1f, crit(1e-7) %.4f"
+          % (DG_LARGE, len(p0), df, DG_N * min(p0), up(crit)))
+    print("    probabilities: " + ", ".join("%.12g" % p for p in p0))
+    for f, label in ((1.2, "sigma2*1.2"), (1 / 1.2, "sigma2/1.2")):
+        p1 = dg_large_categories(f)
+        lam = DG_N * sum((a - b) ** 2 / b for a, b in zip(p1, p0))
+        print("    power, draws at %s: noncentrality %.0f, P(not rejected) <= %.2g"
+              % (label, lam, pearson_power_failure(DG_N, p1, p0, crit)))
+    # tiny variances: P(Z != 0) = 2 sum exp(-z^2 / 2s) / C <= 3 exp(-1 / 2s)
+    for s in (2.0 ** -64, 4.0e-6):
+        print("    sigma2 %g: P(some of %d draws != 0) <= %.3g" % (s, DG_N, DG_N * 3 * math.exp(-1 / (2 * s))))
+    q = 2 * math.exp(-10) / (1 + 2 * math.exp(-10))
+    print("    power: sigma2 0.05, P(all %d draws 0) <= %.3g" % (DG_N, (1 - q) ** DG_N))
+
+
 # ---------------------------------------------------------------------------------------------
 # vector_mean.sql
 
@@ -463,7 +497,7 @@ def vm_event_probs(rho, n, radius, cs, delta=1e-6):
     """P_D and P_D' of {released and x > c} (and of "empty": c = None), the sum noise taken as
     continuous Gaussian (its sd is 2^20 grid steps, so the discreteness is invisible)."""
     s2c = 4 / rho
-    T = 1 + math.sqrt(s2c * (1 + 2 ** -22)) * math.sqrt(2 * math.log(1 / delta))
+    T = 1 + math.sqrt(dyadic_ceil(s2c)) * math.sqrt(2 * math.log(1 / delta)) * (1 + 2 ** -40)
     K = math.floor(math.sqrt(2 * rho * 7 / 8) * 2 ** 20)
     sn = radius / K * 2 ** 20
     L = int(math.sqrt(s2c) * 40) + 2
@@ -539,4 +573,5 @@ if __name__ == "__main__":
     em()
     neighbours()
     discrete_gaussian()
+    discrete_gaussian_large()
     vector_mean()
