@@ -17,10 +17,6 @@ A="${ATTACK_PREFIX}analyst"
 S="${ATTACK_PREFIX}owner"
 MSG='cannot drop extension uldp while it holds privacy budgets or ledger rows'
 
-restore_preload() {
-    uldp_psql -d postgres -qAt -c 'ALTER SYSTEM RESET shared_preload_libraries' >/dev/null \
-        && uldp_cluster_ctl restart -m fast || echo "# could not restore shared_preload_libraries" >&2
-}
 refused() { # refused DESC SQL: SQL (as superuser, fresh session) fails with the guard's message
     local out
     out="$(sql -v ON_ERROR_STOP=0 -c "$2" 2>&1)"
@@ -41,7 +37,7 @@ sql_as "$S" -c 'CREATE EXTENSION uldp' || exit 1
 sql -c "SELECT uldp.set_budget('$A', 1, 0)" >/dev/null || exit 1
 
 sql -c "ALTER SYSTEM SET shared_preload_libraries = 'plpgsql'" >/dev/null && uldp_cluster_ctl restart -m fast || exit 1
-attack_at_exit restore_preload
+attack_at_exit attack_restore_preload
 is "$(sql -c 'SHOW shared_preload_libraries')" "plpgsql" "the cluster does not preload uldp"
 is "$(sql -c "SELECT count(*) FROM pg_settings WHERE name = 'uldp.allow_drop'")" "0" \
     "a fresh session has not loaded the library"

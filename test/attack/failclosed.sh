@@ -21,15 +21,6 @@ RELEASE="SELECT user_dp_mean(amount, user_id, 0.25, 0, 300) FROM visits"
 # on a table the analyst may read, with a filter that fails on every row it reaches
 FAILING="SELECT user_dp_mean(amount, user_id, 0.125, 0, 300) FROM visits_open WHERE 1 / (amount - amount) > 0"
 
-restore_preload() {
-    uldp_psql -d postgres -qAt -c 'ALTER SYSTEM RESET shared_preload_libraries' >/dev/null \
-        && uldp_cluster_ctl restart -m fast || echo "# could not restore shared_preload_libraries" >&2
-}
-# sqlstate_of SQL: the SQLSTATE the analyst gets for SQL in a fresh session ("" if none)
-sqlstate_of() {
-    sql_as "$A" -v ON_ERROR_STOP=0 -v VERBOSITY=verbose -c "$1" 2>&1 \
-        | sed -n 's/^ERROR: *\([0-9A-Z]\{5\}\):.*/\1/p' | head -1
-}
 
 attack_drop_roles || exit 1
 attack_at_exit attack_drop_roles
@@ -44,10 +35,10 @@ sql -c "SELECT uldp.protect_table('visits', 'user_id')" -c "SELECT uldp.set_budg
 is "$(sql -c 'SHOW shared_preload_libraries')" "uldp" "the cluster preloads uldp"
 ok_if "preloaded: the analyst's release on the protected table works" \
     nonempty "$(sql_as "$A" -c "$RELEASE" 2>/dev/null)"
-is "$(sqlstate_of 'SELECT * FROM visits')" "42501" "preloaded: SELECT * is refused (42501)"
+is "$(sqlstate_as "$A" 'SELECT * FROM visits')" "42501" "preloaded: SELECT * is refused (42501)"
 spent0="$(epsilon_spent "$A")"
 
-attack_at_exit restore_preload
+attack_at_exit attack_restore_preload
 # (an empty list cannot be written with ALTER SYSTEM: preload plpgsql instead, which is harmless)
 sql -c "ALTER SYSTEM SET shared_preload_libraries = 'plpgsql'" >/dev/null && uldp_cluster_ctl restart -m fast
 is "$(sql -c 'SHOW shared_preload_libraries')" "plpgsql" "restarted without preloading uldp"
@@ -77,14 +68,13 @@ else
 fi
 
 # releases on a readable table in sessions that load the library while the statement starts
-is "$(sqlstate_of "$FAILING")" "22012" "not preloaded: the failing filter is reached (division by zero)"
+is "$(sqlstate_as "$A" "$FAILING")" "22012" "not preloaded: the failing filter is reached (division by zero)"
 ok_if "not preloaded: ... after the statement was charged (0.125)" \
     grew_by "$spent0" "$(epsilon_spent "$A")" 0.125
-is "$(sql_as "$N" -v ON_ERROR_STOP=0 -v VERBOSITY=verbose -c "$FAILING" 2>&1 \
-    | sed -n 's/^ERROR: *\([0-9A-Z]\{5\}\):.*/\1/p' | head -1)" "42501" \
+is "$(sqlstate_as "$N" "$FAILING")" "42501" \
     "not preloaded: a role without budget is refused before any row is read"
 
-restore_preload
+attack_restore_preload
 is "$(sql -c 'SHOW shared_preload_libraries')" "uldp" "preload restored"
 ok_if "preloaded again: the release works" nonempty "$(sql_as "$A" -c "$RELEASE" 2>/dev/null)"
 ok_if "0.375 was charged in all (0.25 before, 0.125 not preloaded, 0.25 now)" \

@@ -30,6 +30,8 @@
 #   epsilon_spent ROLE, ledger_rows ROLE [PSQL-ARGS]   the role's epsilon_spent / release rows
 #   grew_by BEFORE AFTER AMOUNT, numeric_eq A B        exact numeric comparisons (by the server)
 #   nonempty STRING
+#   sqlstate_as ROLE SQL      the SQLSTATE ROLE gets for SQL in a fresh session ("" if none)
+#   attack_restore_preload    reset shared_preload_libraries and restart the cluster
 #   RELEASED_RE, NUMBER_RE    extended regexps: a released value on a line of psql -At output
 #   attack_done               print the plan "1..N", and exit 0 iff every test passed
 # Roles, tables and budgets are created by superuser postgres in autocommit mode: the budget
@@ -182,6 +184,19 @@ grew_by() {
 }
 
 nonempty() { [ -n "$1" ]; }
+
+# sqlstate_as ROLE SQL: the SQLSTATE that ROLE gets for SQL in a fresh session ("" if none)
+sqlstate_as() {
+    sql_as "$1" -v ON_ERROR_STOP=0 -v VERBOSITY=verbose -c "$2" 2>&1 \
+        | sed -n 's/^ERROR: *\([0-9A-Z]\{5\}\):.*/\1/p' | head -1
+}
+
+# attack_restore_preload: shared_preload_libraries back to the cluster's setting, and a restart
+# (for files that restart the cluster without uldp)
+attack_restore_preload() {
+    uldp_psql -d postgres -qAt -c 'ALTER SYSTEM RESET shared_preload_libraries' >/dev/null \
+        && uldp_cluster_ctl restart -m fast || echo "# could not restore shared_preload_libraries" >&2
+}
 
 attack_done() {
     printf '1..%d\n' "$_ATTACK_N"
