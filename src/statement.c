@@ -75,6 +75,13 @@
 	((BLCKSZ - SizeOfPageHeaderData) / \
 	 (MAXALIGN(SizeofHeapTupleHeader + 1) + sizeof(ItemIdData)))
 
+/*
+ * The most rows a release over protected tables may be able to read: its
+ * per-user tables index at most 2^32 entries (simplehash), and raising an
+ * error once they are full would depend on the rows.
+ */
+#define MAX_BOUNDED_ROWS ((double) (UINT64CONST(1) << 31))
+
 #define MAX_RELEASE_KINDS 16
 
 typedef struct ReleaseKind
@@ -389,6 +396,13 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 			node->finalizes = !DO_AGGSPLIT_SKIPFINAL(aggstate->aggsplit);
 			row_bound_walker((PlanState *) aggstate, &node->bound);
 			node->bounded = node->bound.table != NULL;
+			if (node->bound.rows > MAX_BOUNDED_ROWS)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("uldp cannot release over \"%s\", whose size lets it hold up to %.0f rows",
+								node->bound.table, node->bound.rows),
+						 errdetail("A release over protected tables may read at most %.0f rows.", MAX_BOUNDED_ROWS),
+						 errhint("Partition the table and release over each partition's rows with a WHERE condition on the partition key.")));
 		}
 		plan_release(aggstate, peragg, &node->plans[i], &function);
 		if (node->bounded)
