@@ -97,7 +97,7 @@ refresh_copy() {
 FEATURES100="$(printf 'amount, %.0s' $(seq 99))amount"
 FEATURES10000="$(printf 'amount, %.0s' $(seq 9999))amount"
 NAMES=()
-declare -A Q EPS CHARGED_ON_ERROR PREFIX_SQL SUFFIX_SQL
+declare -A Q EPS CHARGED_ON_ERROR
 attack() { # attack NAME EPS CHARGED_ON_ERROR SQL
     NAMES+=("$1")
     EPS[$1]="$2"
