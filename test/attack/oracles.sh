@@ -21,9 +21,10 @@
 #      label of conflicting implicit collations ("C", "POSIX"): PostgreSQL raises "could not
 #      determine which collation to use" only when a row reaches the comparison
 #   4. division by zero in the filter (regression guard: the gate's error-free arithmetic)
-#   5. cancel oracle: statement_timeout shorter than a release over big (3M rows): rich is
-#      cancelled AND charged; nobudget gets the budget error at once; and a release whose input is
-#      only the target's rows (WHERE <bit>) is charged whatever its outcome
+#   5. cancel oracle: statement_timeout (250 ms) shorter than a release over big (3M rows, no
+#      parallel workers): rich is cancelled AND charged; nobudget gets the budget error at once;
+#      and a release whose input is only the target's rows (WHERE <bit>) is charged whatever its
+#      outcome (timing is not defended, so its outcome class is not compared)
 #   6. memory oracle: user_dp_sgd over ARRAY[amount x 10000] WHERE <bit>, with
 #      uldp.max_state_memory = 64kB (set by the superuser for the two roles): on 0.3 the failure
 #      depended on the number of matching rows; now the bound comes from the table's size on disk.
@@ -114,12 +115,17 @@ attack 3-collation 0.5 no \
     "SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits WHERE CASE WHEN $BIT THEN name < label ELSE true END;"
 attack 4-division 0.5 no \
     "SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits WHERE 1 / (CASE WHEN $BIT THEN 0 ELSE 1 END) = 1;"
-# 100 ms: well above the time a charge takes, well below the ~0.3-1 s of a release over big
+# Without parallel workers a release over big takes about a second; 250 ms is well above the
+# time a charge takes (a background worker's commit, ~15 ms), so that the no-budget role's
+# outcome is the budget error and not a cancel of the charge itself (that would not depend on
+# the rows either, but would make the test flaky).
+CANCEL="SET max_parallel_workers_per_gather = 0;
+SET statement_timeout = '250ms';"
 attack 5-cancel 0.5 yes \
-    "SET statement_timeout = '100ms';
+    "$CANCEL
 SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM big;"
 attack 5-cancel-target 0.5 yes \
-    "SET statement_timeout = '100ms';
+    "$CANCEL
 SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM big WHERE $BIT;"
 attack 6-memory-small-limit 0.5 no \
     "SELECT user_dp_sgd(ARRAY[$FEATURES10000], amount, user_id, 0.5, 1e-6) FROM visits WHERE $BIT;"
@@ -263,6 +269,9 @@ for name in "${NAMES[@]}"; do
     fi
     ok_if "$name: nobudget gets the budget error or a public refusal, never a value" \
         grep -Eq "^(psql:[^ ]* )?ERROR:  (42501|22023|54000): " <<<"$a" || diag "$a"
+    # timing is not defended: whether a release of the target's rows alone beats the timeout
+    # may vary with the machine's load; what matters is that it was charged (above)
+    [ "$name" = 5-cancel-target ] && continue
     is "$(cat "$OUT_DIR/B.richclass.$name")" "$(cat "$OUT_DIR/A.richclass.$name")" \
         "$name: rich's outcome class is the same in A and B" \
         || diag "state A:" "$(head -c 600 "$OUT_DIR/A.rich.$name")" "state B:" "$(head -c 600 "$OUT_DIR/B.rich.$name")"
