@@ -21,8 +21,8 @@
 #      label of conflicting implicit collations ("C", "POSIX"): PostgreSQL raises "could not
 #      determine which collation to use" only when a row reaches the comparison
 #   4. division by zero in the filter (regression guard: the gate's error-free arithmetic)
-#   5. cancel oracle: statement_timeout (250 ms) shorter than a release over big (3M rows, no
-#      parallel workers): rich is cancelled AND charged; nobudget gets the budget error at once;
+#   5. cancel oracle: statement_timeout (1 s) shorter than a release over big (3M rows, no
+#      parallel workers, a filter slow on every row): rich is cancelled AND charged; nobudget gets the budget error at once;
 #      and a release whose input is only the target's rows (WHERE <bit>) is charged whatever its
 #      outcome (timing is not defended, so its outcome class is not compared)
 #   6. memory oracle: user_dp_sgd over ARRAY[amount x 10000] WHERE <bit>, with
@@ -115,15 +115,16 @@ attack 3-collation 0.5 no \
     "SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits WHERE CASE WHEN $BIT THEN name < label ELSE true END;"
 attack 4-division 0.5 no \
     "SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits WHERE 1 / (CASE WHEN $BIT THEN 0 ELSE 1 END) = 1;"
-# Without parallel workers a release over big takes about a second; 250 ms is well above the
-# time a charge takes (a background worker's commit, ~15 ms), so that the no-budget role's
-# outcome is the budget error and not a cancel of the charge itself (that would not depend on
-# the rows either, but would make the test flaky).
+# The timeout (1 s) is far above the time a charge takes (a background worker's commit, ~15 ms),
+# so that the outcome is never a cancel of the charge itself (that would not depend on the rows
+# either, but would make the test flaky). The first release is slow on every row (numeric
+# arithmetic of 100-digit numbers, which the gate allows; several seconds over 3M rows without
+# parallel workers), so that it is cancelled in both states however fast the machine is.
 CANCEL="SET max_parallel_workers_per_gather = 0;
-SET statement_timeout = '250ms';"
+SET statement_timeout = '1s';"
 attack 5-cancel 0.5 yes \
     "$CANCEL
-SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM big;"
+SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM big WHERE amount::numeric * 1e100 / 3 / 7 > -1;"
 attack 5-cancel-target 0.5 yes \
     "$CANCEL
 SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM big WHERE $BIT;"
