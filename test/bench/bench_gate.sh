@@ -113,7 +113,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
     echo "its own operators for the owner but calls uldp's)."
     echo
     echo "Queries that do not read a protected table pay only the gate's check of each table"
-    echo "reference (a privilege lookup). pgbench, 1 client, a primary-key lookup on a 1000-row"
+    echo "reference (a privilege lookup) and the walk of their plan for uldp aggregates when the executor"
+    echo "starts them (statement.c). pgbench, 1 client, a primary-key lookup on a 1000-row"
     echo "table by two roles with SELECT, one with uldp preloaded, 3 s each, alternating 7 times;"
     echo "median tps (range):"
     echo
