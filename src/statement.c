@@ -68,12 +68,13 @@
 
 /*
  * The most rows a heap page can hold that a release reads: a row that
- * reaches a release has a non-null user id, so its tuple has a header and at
- * least one byte of data, plus its line pointer.
+ * reaches a release has a non-null user id, so its tuple has a header
+ * (padded to MAXALIGN) and at least one byte of data, stored MAXALIGNed,
+ * plus its line pointer: 226 rows per 8 kB page.
  */
 #define ROWS_PER_PAGE \
 	((BLCKSZ - SizeOfPageHeaderData) / \
-	 (MAXALIGN(SizeofHeapTupleHeader + 1) + sizeof(ItemIdData)))
+	 (MAXALIGN(MAXALIGN(SizeofHeapTupleHeader) + 1) + sizeof(ItemIdData)))
 
 /*
  * The most rows a release over protected tables may be able to read: its
