@@ -89,6 +89,17 @@ uldp_highdim_bytes_per_point(int dim)
 	return (pg_nextpower2_32((uint32) dim) + 4) * sizeof(double);
 }
 
+/*
+ * and the working memory it needs whatever the number of points: a few
+ * arrays of the padded dimension (centres, half-widths, the integer sum,
+ * the rotation's signs, the result), generously
+ */
+Size
+uldp_highdim_fixed_bytes(int dim)
+{
+	return 16 * pg_nextpower2_32((uint32) dim) * sizeof(double);
+}
+
 /* the factor by which rotation shrinks an l2 radius to a coordinate's */
 static double
 coordinate_factor(int padded)

@@ -18,6 +18,7 @@
 #define ULDP_HIGHDIM_MIN_RADIUS 1e-250
 
 extern Size uldp_highdim_bytes_per_point(int dim);
+extern Size uldp_highdim_fixed_bytes(int dim);
 extern bool uldp_highdim_rho_suffices(double rho);
 extern void uldp_highdim_mean(double *points, int64 n, int dim, double radius,
 							  double tau, double rho, double count,

@@ -55,6 +55,7 @@ uldp_scalar_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 	uldp_params_set(&params, call->nparams, call->params, call->nulls);
 	plan->epsilon = params.epsilon;
 	plan->bytes_per_row = uldp_user_state_bytes_per_row();
+	plan->fixed_bytes = uldp_user_state_fixed_bytes();
 }
 
 /*

@@ -344,11 +344,15 @@ uldp_sgd_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 	plan->dimension = uldp_vector_dimension(call->function, dimension,
 											", or give the \"dimension\" option");
 	width = plan->dimension + 1;
-	/* the state; the rows sorted by user; per user its index, its gradient
-	 * and the mechanism's working memory */
+	/* the state; the rows sorted by user; per user its index, its gradient,
+	 * its scale, its phase and the mechanism's working memory */
 	plan->bytes_per_row = uldp_vec_state_bytes_per_row(true, plan->dimension) +
 		width * sizeof(double) + sizeof(UldpUserRows) + sizeof(int64) +
-		width * sizeof(double) + uldp_highdim_bytes_per_point(width) + sizeof(double);
+		width * sizeof(double) + uldp_highdim_bytes_per_point(width) + sizeof(double) +
+		sizeof(int64) + sizeof(int8);
+	/* and the model's vectors: theta, a gradient, an average, an anchor */
+	plan->fixed_bytes = uldp_vec_state_fixed_bytes(true, plan->dimension) +
+		uldp_highdim_fixed_bytes(width) + 4 * width * sizeof(double);
 }
 
 /* A training problem: the users' rows, already clipped, and the bounds. */

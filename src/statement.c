@@ -33,8 +33,11 @@
  * error, a cancel, a terminated backend or a ROLLBACK leaves it in place.
  *
  * Parallel workers run the same preparation, to know each release's plan,
- * but never charge the first run: the leader prepared (and charged) the
- * whole plan before it started them.  Without shared_preload_libraries the
+ * and charge every run of a release they finish themselves (a full
+ * aggregate below a Gather, or a subplan that each worker builds, is a
+ * separate release in every process that runs it); the leader's charge
+ * paid only for its own copy, which may then never run: a release in such a
+ * plan can cost more than its epsilon, never less.  Without shared_preload_libraries the
  * library is loaded while the executor initializes a statement's first
  * uldp aggregate, after ExecutorStart_hook was consulted; then the same
  * preparation runs at the statement's first ExecutorRun, still before any
@@ -356,6 +359,7 @@ typedef struct PrepareContext
 	StatementReleases *statement;
 	bool		extension_known;
 	Oid			extension;		/* uldp's, once extension_known */
+	double		bounded_bytes;	/* the worst case of the releases over protected tables */
 } PrepareContext;
 
 /* uldp's OID, looked up only for plans that aggregate */
@@ -408,14 +412,16 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 		plan_release(aggstate, peragg, &node->plans[i], &function);
 		if (node->bounded)
 		{
-			double		bytes = node->bound.rows * node->plans[i].bytes_per_row;
-
-			if (bytes > (double) uldp_max_state_memory * 1024)
+			/* the statement's releases over protected tables, together */
+			context->bounded_bytes += node->bound.rows * node->plans[i].bytes_per_row +
+				node->plans[i].fixed_bytes;
+			if (context->bounded_bytes > (double) uldp_max_state_memory * 1024)
 				ereport(ERROR,
 						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 						 errmsg("%s could need %.0f MB of memory on \"%s\", more than uldp.max_state_memory (%d kB)",
-								function, bytes / (1024 * 1024), node->bound.table, uldp_max_state_memory),
-						 errdetail("The table's size on disk lets it hold up to %.0f rows, and the release takes up to %.0f bytes a row.",
+								function, context->bounded_bytes / (1024 * 1024), node->bound.table,
+								uldp_max_state_memory),
+						 errdetail("The table's size on disk lets it hold up to %.0f rows, and the release takes up to %.0f bytes a row (with the statement's other releases over protected tables).",
 								   node->bound.rows, node->plans[i].bytes_per_row),
 						 errhint("A superuser can raise uldp.max_state_memory; the bound depends only on public facts, never on the rows.")));
 		}
@@ -504,6 +510,7 @@ prepare_statement(QueryDesc *queryDesc)
 	MemoryContextRegisterResetCallback(estate->es_query_cxt, callback);
 
 	context.extension_known = false;
+	context.bounded_bytes = 0;
 	prepare_walker(queryDesc->planstate, &context);
 	foreach(lc, estate->es_subplanstates)
 		prepare_walker(lfirst(lc), &context);
@@ -534,7 +541,8 @@ prepare_statement(QueryDesc *queryDesc)
 
 		if (!node->finalizes)
 			continue;
-		node->runs_paid = 1;
+		/* a worker's runs are releases of its own (see the header) */
+		node->runs_paid = IsParallelWorker() ? 0 : 1;
 		node->exec_agg = planstate->ExecProcNodeReal;
 		planstate->ExecProcNodeReal = exec_release_node;
 	}

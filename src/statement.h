@@ -30,6 +30,7 @@ typedef struct UldpReleasePlan
 	double		delta;
 	int			dimension;		/* vector releases: the public dimension */
 	double		bytes_per_row;	/* worst-case state and working memory per input row */
+	double		fixed_bytes;	/* and whatever the rows, at most */
 } UldpReleasePlan;
 
 /*

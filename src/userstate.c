@@ -82,6 +82,8 @@ user_hash(uint64 id)
 /* working memory of a release, per user: 4 arrays of doubles or keys
  * (range.c) and one byte per segment of the exponential mechanism */
 #define RELEASE_BYTES_PER_USER (4 * sizeof(double) + 2)
+/* users a new table has room for */
+#define INITIAL_USERS 1024
 /* rows buffered while their user's bucket is prefetched */
 #define PENDING_ROWS 8
 /* a serialized user: count, sum, id */
@@ -172,6 +174,13 @@ uldp_user_state_bytes_per_row(void)
 {
 	return 2 / ULDP_HASH_FILLFACTOR * sizeof(UldpUser) + SERIALIZED_USER_BYTES +
 		RELEASE_BYTES_PER_USER;
+}
+
+/* The memory a state may hold whatever the rows: its table's first size. */
+double
+uldp_user_state_fixed_bytes(void)
+{
+	return sizeof(UldpState) + 2 * INITIAL_USERS / ULDP_HASH_FILLFACTOR * sizeof(UldpUser);
 }
 
 /*
@@ -385,7 +394,7 @@ uldp_user_transfn(PG_FUNCTION_ARGS)
 		uldp_params_from_args(fcinfo, 3, &params);
 		get_typlenbyval(key_type, &typlen, &typbyval);
 		state = state_create(aggcontext, &params, typbyval, typlen,
-							 uldp_release_bounded(fcinfo), 1024);
+							 uldp_release_bounded(fcinfo), INITIAL_USERS);
 	}
 
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
@@ -497,7 +506,7 @@ uldp_user_deserialfn(PG_FUNCTION_ARGS)
 		elog(ERROR, "uldp_user_deserialfn called in non-aggregate context");
 	memcpy(&header, VARDATA_ANY(serialized), sizeof(header));
 	state = state_create(aggcontext, &header.params, header.key_byval,
-						 header.key_typlen, uldp_release_bounded(fcinfo), 1024);
+						 header.key_typlen, uldp_release_bounded(fcinfo), INITIAL_USERS);
 	state->chunk_bytes = size;
 	check_memory(state, state->users->size);
 	chunk = MemoryContextAllocHuge(aggcontext, size);

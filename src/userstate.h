@@ -33,6 +33,7 @@ uldp_mix64(uint64 x)
 extern void uldp_check_state_memory(Size bytes, const char *hint);
 extern bool uldp_user_key(Datum id, bool byval, int16 typlen, uint64 *key);
 extern double uldp_user_state_bytes_per_row(void);
+extern double uldp_user_state_fixed_bytes(void);
 extern double *uldp_state_user_means(UldpState *state, int64 *nusers);
 
 #endif							/* ULDP_USERSTATE_H */

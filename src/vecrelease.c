@@ -110,6 +110,8 @@ uldp_vector_mean_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 	plan->bytes_per_row = uldp_vec_state_bytes_per_row(false, plan->dimension) +
 		(plan->dimension + 1) * sizeof(double) +
 		uldp_highdim_bytes_per_point(plan->dimension);
+	plan->fixed_bytes = uldp_vec_state_fixed_bytes(false, plan->dimension) +
+		uldp_highdim_fixed_bytes(plan->dimension);
 }
 
 static double

@@ -82,20 +82,29 @@ struct UldpVecState
 	double	   *scratch;		/* one row */
 };
 
+/* users the hash table has room for at first */
+#define INITIAL_USERS 1024
+/* the most the per-user or per-row arrays take at first */
+#define INITIAL_ARRAY_BYTES (64 * 1024)
+
 PG_FUNCTION_INFO_V1(uldp_vector_transfn);
 PG_FUNCTION_INFO_V1(uldp_sgd_transfn);
+
+/* bytes a user (mean) or a row (user_dp_sgd) takes in the arrays */
+static Size
+element_bytes(bool keep_rows, int dim)
+{
+	return keep_rows ? (dim + 1) * sizeof(double) + sizeof(uint32) :
+		dim * sizeof(double) + sizeof(uint32);
+}
 
 static Size
 state_bytes(const UldpVecState *state, uint64 table_size, int64 user_capacity,
 			int64 row_capacity)
 {
-	Size		bytes = sizeof(UldpVecState) + table_size * sizeof(UldpUserIndex);
-
-	if (state->keep_rows)
-		bytes += row_capacity * ((state->dim + 1) * sizeof(double) + sizeof(uint32));
-	else
-		bytes += user_capacity * (state->dim * sizeof(double) + sizeof(uint32));
-	return bytes;
+	return sizeof(UldpVecState) + table_size * sizeof(UldpUserIndex) +
+		(state->keep_rows ? row_capacity : user_capacity) *
+		element_bytes(state->keep_rows, state->dim);
 }
 
 static const char *
@@ -116,6 +125,28 @@ check_memory(const UldpVecState *state, uint64 table_size,
 }
 
 /*
+ * The first capacity of the per-user or per-row arrays: INITIAL_ARRAY_BYTES
+ * at most (and at least one element), whatever the dimension, so that the
+ * first row never allocates more than a bounded release planned for.
+ */
+static int64
+initial_capacity(const UldpVecState *state)
+{
+	return Max(1, INITIAL_ARRAY_BYTES / element_bytes(state->keep_rows, state->dim));
+}
+
+/*
+ * The memory a state may hold whatever the rows: its hash table's first
+ * size, the arrays' first capacity and one row of scratch.
+ */
+double
+uldp_vec_state_fixed_bytes(bool keep_rows, int dim)
+{
+	return sizeof(UldpVecState) + 2 * INITIAL_USERS / ULDP_HASH_FILLFACTOR * sizeof(UldpUserIndex) +
+		INITIAL_ARRAY_BYTES + element_bytes(keep_rows, dim) + (dim + 1) * sizeof(double);
+}
+
+/*
  * The most memory the state of a release over a protected table may need
  * per row it reads (the release's own working memory comes on top): arrays
  * at most twice their content, and at most 2 / ULDP_HASH_FILLFACTOR table
@@ -124,11 +155,7 @@ check_memory(const UldpVecState *state, uint64 table_size,
 double
 uldp_vec_state_bytes_per_row(bool keep_rows, int dim)
 {
-	double		entries = 2 / ULDP_HASH_FILLFACTOR * sizeof(UldpUserIndex);
-
-	if (keep_rows)
-		return entries + 2 * ((dim + 1) * sizeof(double) + sizeof(uint32));
-	return entries + 2 * (dim * sizeof(double) + sizeof(uint32));
+	return 2 / ULDP_HASH_FILLFACTOR * sizeof(UldpUserIndex) + 2 * element_bytes(keep_rows, dim);
 }
 
 static UldpVecState *
@@ -151,7 +178,7 @@ state_create(FunctionCallInfo fcinfo, int id_arg, bool keep_rows,
 	state->scratch = MemoryContextAlloc(aggcontext, (state->dim + 1) * sizeof(double));
 	get_typlenbyval(key_type, &state->key_typlen, &typbyval);
 	state->key_byval = typbyval;
-	state->users = userindex_create(aggcontext, 1024, NULL);
+	state->users = userindex_create(aggcontext, INITIAL_USERS, NULL);
 	return state;
 }
 
@@ -178,7 +205,7 @@ user_number(UldpVecState *state, uint64 key)
 
 	if (!state->keep_rows && state->nusers == state->user_capacity)
 	{
-		int64		capacity = Max(1024, 2 * state->user_capacity);
+		int64		capacity = Max(initial_capacity(state), 2 * state->user_capacity);
 
 		check_memory(state, state->users->size, capacity, state->row_capacity);
 		state->sums = grow(state, state->sums, capacity * state->dim * sizeof(double));
@@ -351,7 +378,7 @@ uldp_sgd_transfn(PG_FUNCTION_ARGS)
 
 	if (state->nrows == state->row_capacity)
 	{
-		int64		capacity = Max(4096, 2 * state->row_capacity);
+		int64		capacity = Max(initial_capacity(state), 2 * state->row_capacity);
 
 		check_memory(state, state->users->size, state->user_capacity, capacity);
 		state->rows = grow(state, state->rows, capacity * (state->dim + 1) * sizeof(double));
@@ -376,9 +403,10 @@ uldp_vec_user_means(UldpVecState *state, int64 *nusers, Size per_user_extra)
 {
 	double	   *means;
 
-	uldp_check_state_memory(state_bytes(state, state->users->size, state->user_capacity, 0) +
-							state->nusers * (state->dim * sizeof(double) + per_user_extra),
-							memory_hint(state));
+	if (!state->bounded)
+		uldp_check_state_memory(state_bytes(state, state->users->size, state->user_capacity, 0) +
+								state->nusers * (state->dim * sizeof(double) + per_user_extra),
+								memory_hint(state));
 	means = palloc_extended(Max(state->nusers * state->dim, 1) * sizeof(double), MCXT_ALLOC_HUGE);
 	for (int64 i = 0; i < state->nusers; i++)
 		for (int j = 0; j < state->dim; j++)
@@ -403,10 +431,11 @@ uldp_vec_user_rows(UldpVecState *state, int64 *nusers, Size per_user_extra)
 	double	   *sorted;
 	UldpUserRows *users;
 
-	uldp_check_state_memory(state_bytes(state, state->users->size, 0, state->row_capacity) +
-							state->nrows * width * sizeof(double) +
-							state->nusers * (sizeof(UldpUserRows) + sizeof(int64) + per_user_extra),
-							memory_hint(state));
+	if (!state->bounded)
+		uldp_check_state_memory(state_bytes(state, state->users->size, 0, state->row_capacity) +
+								state->nrows * width * sizeof(double) +
+								state->nusers * (sizeof(UldpUserRows) + sizeof(int64) + per_user_extra),
+								memory_hint(state));
 	users = palloc_extended(Max(state->nusers, 1) * sizeof(UldpUserRows),
 							MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	next = palloc_extended(Max(state->nusers, 1) * sizeof(int64), MCXT_ALLOC_HUGE);

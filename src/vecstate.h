@@ -29,6 +29,7 @@ typedef struct UldpUserRows
 } UldpUserRows;
 
 extern double uldp_vec_state_bytes_per_row(bool keep_rows, int dim);
+extern double uldp_vec_state_fixed_bytes(bool keep_rows, int dim);
 extern double *uldp_vec_user_means(UldpVecState *state, int64 *nusers,
 								   Size per_user_extra);
 extern UldpUserRows *uldp_vec_user_rows(UldpVecState *state, int64 *nusers,

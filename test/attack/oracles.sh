@@ -220,17 +220,25 @@ plan_has() { # plan_has DESC PATTERN SETTINGS QUERY
     ok_if "$1" grep -Eq "$2" <<<"$plan" || diag "$plan"
 }
 
-# rescan_case LABEL SETTINGS QUERY EPS ROWS RESULT-LINES
+# rescan_case LABEL SETTINGS QUERY EPS ROWS RESULT-LINES [WORKER]
+# WORKER=1: the release may run in a parallel worker, which charges its own run; the leader's
+# charge for its copy is then unused, so there may be one more charge of EPS/ROWS (never fewer).
 rescan_case() {
-    local label="$1" settings="$2" query="$3" eps="$4" nrows="$5" nlines="$6" spent0 rows0 out
+    local label="$1" settings="$2" query="$3" eps="$4" nrows="$5" nlines="$6" worker="${7:-0}" spent0 rows0 out rows
     spent0="$(epsilon_spent "$RICH")"
     rows0="$(ledger_rows "$RICH")"
     out="$(run_as "$RICH" <<<"$settings
 $query;")"
     is "$(grep -cE "^([0-9]+\|)?$NUMBER_RE\$" <<<"$out")" "$nlines" "$label: $nlines released value(s)" \
         || diag "$out"
+    rows="$(ledger_rows "$RICH")"
+    if [ "$worker" = 1 ] && [ "$rows" = "$((rows0 + nrows + 1))" ]; then
+        diag "$label: the release ran in a worker, which charged its own run"
+        eps="$(sql -c "SELECT $eps + $eps / $nrows")"
+        nrows=$((nrows + 1))
+    fi
     ok_if "$label: epsilon_spent grew by exactly $eps" grew_by "$spent0" "$(epsilon_spent "$RICH")" "$eps"
-    is "$(ledger_rows "$RICH")" "$((rows0 + nrows))" "$label: $nrows new ledger row(s)"
+    is "$rows" "$((rows0 + nrows))" "$label: $nrows new ledger row(s)"
 }
 
 # run_rescans STATE: the rescan and parallel cases on the tables as they are (copy refreshed)
@@ -238,8 +246,8 @@ run_rescans() {
     refresh_copy
     rescan_case "8 state $1: correlated subquery run 3 times" "" "$SUBPLAN" 0.3 3 3
     rescan_case "8 state $1: LATERAL subquery run 3 times" "" "$LATERAL" 0.3 3 3
-    rescan_case "8 state $1: force_parallel_mode, unprotected copy" "$FORCE" "$PARALLEL_COPY" 0.1 1 1
-    rescan_case "8 state $1: force_parallel_mode, protected table" "$FORCE" "$PARALLEL_PROTECTED" 0.1 1 1
+    rescan_case "8 state $1: force_parallel_mode, unprotected copy" "$FORCE" "$PARALLEL_COPY" 0.1 1 1 1
+    rescan_case "8 state $1: force_parallel_mode, protected table" "$FORCE" "$PARALLEL_PROTECTED" 0.1 1 1 1
     rescan_case "8 state $1: parallel partial aggregate over big" "" "$PARTIAL_BIG" 0.1 1 1
 }
 
