@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * release.h
- *	  The scalar releases: user_dp_mean and user_dp_range.
+ *	  The scalar releases: user_dp_mean, user_dp_range and user_dp_count.
  *
  *-------------------------------------------------------------------------
  */

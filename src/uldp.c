@@ -75,6 +75,8 @@ _PG_init(void)
 	uldp_statement_init();
 	uldp_register_release("mean_finalfn", uldp_scalar_plan);
 	uldp_register_release("range_finalfn", uldp_scalar_plan);
+	uldp_register_release("count_finalfn", uldp_scalar_plan);
+	uldp_register_release("count_ci_finalfn", uldp_scalar_plan);
 	uldp_register_release("vector_mean_finalfn", uldp_vector_mean_plan);
 	uldp_register_release("sgd_finalfn", uldp_sgd_plan);
 }

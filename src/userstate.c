@@ -121,6 +121,7 @@ typedef struct UldpStateHeader
 } UldpStateHeader;
 
 PG_FUNCTION_INFO_V1(uldp_user_transfn);
+PG_FUNCTION_INFO_V1(uldp_user_count_transfn);
 PG_FUNCTION_INFO_V1(uldp_user_combinefn);
 PG_FUNCTION_INFO_V1(uldp_user_serialfn);
 PG_FUNCTION_INFO_V1(uldp_user_deserialfn);
@@ -409,6 +410,38 @@ uldp_user_transfn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(state);
 }
 
+/*
+ * uldp_user_count_transfn(state, user_id, epsilon): the transition of
+ * user_dp_count, whose only per-user fact is that the user has a row.  Rows
+ * with a NULL user id, or one longer than ULDP_MAX_ID_BYTES, are skipped.
+ */
+Datum
+uldp_user_count_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext;
+	UldpState  *state = PG_ARGISNULL(0) ? NULL : (UldpState *) PG_GETARG_POINTER(0);
+	uint64		id;
+
+	if (state == NULL)
+	{
+		UldpParams	params;
+		Oid			key_type = get_fn_expr_argtype(fcinfo->flinfo, 1);
+		int16		typlen;
+		bool		typbyval;
+
+		if (AggCheckCallContext(fcinfo, &aggcontext) != AGG_CONTEXT_AGGREGATE)
+			uldp_refuse_window(fcinfo);
+		uldp_params_from_args(fcinfo, 2, &params);
+		get_typlenbyval(key_type, &typlen, &typbyval);
+		state = state_create(aggcontext, &params, typbyval, typlen,
+							 uldp_release_bounded(fcinfo), INITIAL_USERS);
+	}
+	if (!PG_ARGISNULL(1) &&
+		uldp_user_key(PG_GETARG_DATUM(1), state->key_byval, state->key_typlen, &id))
+		state_add(state, id, 0, 1);
+	PG_RETURN_POINTER(state);
+}
+
 Datum
 uldp_user_combinefn(PG_FUNCTION_ARGS)
 {
@@ -515,6 +548,14 @@ uldp_user_deserialfn(PG_FUNCTION_ARGS)
 	state->chunks = list_make1(chunk);
 	MemoryContextSwitchTo(old_context);
 	PG_RETURN_POINTER(state);
+}
+
+/* The number of distinct users in a state. */
+int64
+uldp_state_users(UldpState *state)
+{
+	state_settle(state);
+	return state->users->members;
 }
 
 /*

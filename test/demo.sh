@@ -66,6 +66,8 @@ SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000) FROM visits;
 SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000, 12.5) FROM visits;
 \echo '-- a private range (lower, upper) of the amounts, epsilon = 0.5'
 SELECT (r).lower, (r).upper FROM (SELECT user_dp_range(amount, user_id, 0.5, 0, 1000) r FROM visits) s;
+\echo '-- how many users visited, epsilon = 0.2, with a 95% interval (never negative)'
+SELECT (e).estimate AS users, (e).ci_lower, (e).ci_upper FROM (SELECT user_dp_count_ci(user_id, 0.2) e FROM visits) s;
 \echo '-- a filtered release: the mean in region 3, epsilon = 0.5'
 SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000) FROM visits WHERE region = 3;
 \echo '-- the mean of a vector column (rows of l2 norm at most 4), epsilon = 0.5, delta = 1e-7'

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# test/attack/upgrade.sh -- ALTER EXTENSION uldp UPDATE from 0.1 through 0.2 and 0.3 to 0.4 keeps
+# test/attack/upgrade.sh -- ALTER EXTENSION uldp UPDATE from 0.1 through 0.2, 0.3 and 0.4 to 0.5 keeps
 # budgets and ledger. A database that ran 0.1 (budgets, charges, a reset; a second role that is
 # dropped before 0.4) is updated step by step. 0.2 chains the existing rows in id order and
 # verify_ledger() finds them valid; 0.3 keeps rows, hashes and budgets and adds the learning
 # functions; 0.4 keys budgets by role name (the dropped role's under "(dropped role OID)"), gives
 # every ledger row its role name while keeping id, time, oid, amounts and hash (encoding version
 # 1), verifies with the same head, charges new releases by name in version 2 rows chained on top,
-# keeps the budget across DROP ROLE + CREATE ROLE, and refuses DROP EXTENSION.
+# keeps the budget across DROP ROLE + CREATE ROLE, and refuses DROP EXTENSION; 0.5 adds
+# user_dp_count and keeps every ledger row and budget.
 #
 # The library is always the newest, whose budget worker calls the 0.4 uldp._charge: before 0.4
 # the charges are made by calling that version's uldp._charge(oid, ...) as superuser, which is
@@ -84,13 +85,13 @@ is "$(sql -c 'SELECT valid, entries, problem IS NULL FROM uldp.verify_ledger()')
     "verify_ledger after the update to 0.3: the 11 rows are valid"
 
 # ---------------------------------------------------------------------------------------------
-# 0.3 -> 0.4 (the default version), after the second role was dropped
+# 0.3 -> 0.4, after the second role was dropped
 sql -c "DROP ROLE $G" || exit 1
 before="$(sql -c "SELECT string_agg(concat_ws(' ', $LEDGER_COLS, role, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data")"
 budget_before="$(sql -c "SELECT concat_ws(' ', epsilon_limit, epsilon_spent, delta_limit, delta_spent) FROM uldp.budget_data WHERE role = $A_OID")"
 head_before="$(sql -c "SELECT encode(hash, 'hex') FROM uldp.ledger_head")"
-sql -c 'ALTER EXTENSION uldp UPDATE' || exit 1
-is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.4" "updated to 0.4 (the default version)"
+sql -c "ALTER EXTENSION uldp UPDATE TO '0.4'" || exit 1
+is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.4" "updated to 0.4"
 is "$(sql -c "SELECT string_agg(concat_ws(' ', $LEDGER_COLS, role_oid, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data")" \
     "$before" "every ledger row keeps id, time, function, amounts, role oid and hash"
 is "$(sql -c "SELECT string_agg(DISTINCT hash_version::text, ',') FROM uldp.ledger_data")" "1" \
@@ -104,6 +105,17 @@ is "$(sql -c "SELECT epsilon_limit || ' ' || epsilon_spent FROM uldp.budget_data
     "1 0.5" "the dropped role's budget is kept under \"(dropped role OID)\""
 is "$(sql -c "SELECT valid, entries, encode(head, 'hex'), problem IS NULL FROM uldp.verify_ledger()")" \
     "t|11|$head_before|t" "verify_ledger after the update to 0.4: valid, the same head"
+
+# 0.4 -> 0.5 (the default version): user_dp_count; budgets and ledger untouched
+state_04="$(sql -c "SELECT (SELECT string_agg(concat_ws(' ', id, role, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data)
+    || '/' || (SELECT string_agg(concat_ws(' ', role, epsilon_spent), ';' ORDER BY role) FROM uldp.budget_data)")"
+sql -c 'ALTER EXTENSION uldp UPDATE' || exit 1
+is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.5" "updated to 0.5 (the default version)"
+is "$(sql -c "SELECT (SELECT string_agg(concat_ws(' ', id, role, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data)
+    || '/' || (SELECT string_agg(concat_ws(' ', role, epsilon_spent), ';' ORDER BY role) FROM uldp.budget_data)")" \
+    "$state_04" "0.5 keeps every ledger row and budget"
+is "$(sql -c "SELECT count(*) FROM pg_proc WHERE proname IN ('user_dp_count', 'user_dp_count_ci')")" "2" \
+    "0.5 adds user_dp_count and user_dp_count_ci"
 
 out="$(sql_as "$A" -c "$RELEASE" 2>&1)"
 ok_if "a release after the update works" grep -Eq "$RELEASED_RE" <<<"$out" || diag "$out"

@@ -9,7 +9,7 @@ LOAD 'uldp';
 -- a role with nothing but PUBLIC's privileges
 CREATE ROLE uldp_tap_api_nobody NOLOGIN;
 
-SELECT plan(110);
+SELECT plan(112);
 
 -- ---------------------------------------------------------------------------
 -- aggregates (public schema): 3 arities x 2, polymorphic user id
@@ -84,6 +84,20 @@ SELECT is(
      FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
      WHERE p.pronamespace = 'public'::regnamespace AND p.proname = 'user_dp_range'),
     ARRAY['uldp.range_finalfn'], 'user_dp_range finishes with uldp.range_finalfn');
+SELECT is(
+    (SELECT array_agg(p.oid::regprocedure::text || ' -> ' || p.prorettype::regtype::text ORDER BY p.proname)
+     FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace AND p.proname LIKE 'user\_dp\_count%'),
+    ARRAY['user_dp_count(anyelement,double precision) -> bigint',
+          'user_dp_count_ci(anyelement,double precision) -> uldp.count_estimate'],
+    'user_dp_count returns a bigint, user_dp_count_ci an estimate with its interval');
+SELECT is(
+    (SELECT array_agg(DISTINCT format('%s/%s/%s/%s/%s/%s/%s', a.aggtranstype::regtype, a.aggtransfn,
+                                      a.aggcombinefn, a.aggserialfn, a.aggdeserialfn, a.aggfinalmodify,
+                                      p.proparallel))
+     FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+     WHERE p.pronamespace = 'public'::regnamespace AND p.proname LIKE 'user\_dp\_count%'),
+    ARRAY['internal/uldp.user_count_transfn/uldp.user_combinefn/uldp.user_serialfn/uldp.user_deserialfn/r/s'],
+    'both counts: the scalar per-user state, partial aggregation, read-only final function, parallel safe');
 
 -- polymorphic resolution for common user id types: the type of a view column is resolved at
 -- parse time, so this checks the signatures without releasing anything
@@ -131,7 +145,8 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    '_safe_cast_float4', '_safe_cast_float8',
                                    '_sample_discrete_gaussian', 'vector_transfn', 'vector_mean_finalfn',
                                    'sgd_transfn', 'sgd_finalfn', 'predict', 'zcdp_rho', 'zcdp_delta',
-                                   '_ledger_hash_v2', '_set_budget', '_reset_budget', '_drop_guard'],
+                                   '_ledger_hash_v2', '_set_budget', '_reset_budget', '_drop_guard',
+                                   'user_count_transfn', 'count_finalfn', 'count_ci_finalfn'],
     'schema uldp has exactly the expected functions');
 SELECT columns_are('uldp', 'budget_data',
     ARRAY['role', 'epsilon_limit', 'delta_limit', 'epsilon_spent', 'delta_spent'], 'budget_data columns');
@@ -188,8 +203,10 @@ SELECT is((SELECT proconfig FROM pg_proc WHERE oid = 'uldp._charge(name, text, f
 SELECT is(
     (SELECT array_agg(p.proname || '/' || p.proparallel::text ORDER BY p.proname) FROM pg_proc p
      WHERE p.pronamespace = 'uldp'::regnamespace AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'c')
-       AND (p.proname IN ('mean_finalfn', 'range_finalfn') OR p.proname LIKE 'user\_%')),
-    ARRAY['mean_finalfn/s', 'range_finalfn/s', 'user_combinefn/s', 'user_deserialfn/s', 'user_serialfn/s',
+       AND (p.proname IN ('mean_finalfn', 'range_finalfn', 'count_finalfn', 'count_ci_finalfn')
+            OR p.proname LIKE 'user\_%')),
+    ARRAY['count_ci_finalfn/s', 'count_finalfn/s', 'mean_finalfn/s', 'range_finalfn/s', 'user_combinefn/s',
+          'user_count_transfn/s', 'user_deserialfn/s', 'user_serialfn/s',
           'user_transfn/s', 'user_transfn/s', 'user_transfn/s'],
     'the aggregate support functions are C and parallel safe');
 
