@@ -25,3 +25,11 @@ CREATE AGGREGATE user_dp_count_ci(user_id anyelement, epsilon float8) (
 	SFUNC = uldp.user_count_transfn, STYPE = internal, FINALFUNC = uldp.count_ci_finalfn,
 	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.user_combinefn,
 	SERIALFUNC = uldp.user_serialfn, DESERIALFUNC = uldp.user_deserialfn, PARALLEL = SAFE);
+
+-- uldp.cost -------------------------------------------------------------------
+--
+-- What a query would charge, without running it: planned and prepared as
+-- when it runs (so it is refused the same way), nothing read.
+
+CREATE FUNCTION uldp.cost(query text, OUT epsilon float8, OUT delta float8)
+	AS 'MODULE_PATHNAME', 'uldp_cost' LANGUAGE C STRICT VOLATILE;

@@ -71,6 +71,9 @@ SET SESSION AUTHORIZATION uldp_count_analyst;
 SELECT user_dp_count(user_id, 1.0) AS analyst FROM count_visits WHERE region = 1;
 SELECT user_dp_count(region, 1.0) FROM count_visits;
 SELECT count(DISTINCT user_id) FROM count_visits;
+-- the analyst may price a release on the protected table, not anything else
+SELECT * FROM uldp.cost($$SELECT user_dp_count(user_id, 0.5) FROM count_visits WHERE region = 1$$);
+SELECT * FROM uldp.cost($$SELECT count(DISTINCT user_id) FROM count_visits$$);
 RESET SESSION AUTHORIZATION;
 SET uldp.test_seed = 13;
 SELECT user_dp_count(user_id, 1.0) AS owner FROM count_visits WHERE region = 1;

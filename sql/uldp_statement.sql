@@ -54,6 +54,25 @@ SELECT user_dp_mean(amount, user_id, 100, 0, 100) FROM stmt_visits WHERE 1 / (vi
 -- grouping and windows are refused before reading
 SELECT visit, user_dp_mean(amount, user_id, 0.5, 0, 100) FROM stmt_visits WHERE 1 / (visit - visit) > 0 GROUP BY visit;
 SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) OVER () FROM stmt_visits WHERE 1 / (visit - visit) > 0;
+-- uldp.cost: what a query would charge, without running it (nothing charged, nothing read:
+-- the filter that fails on every row is never evaluated)
+SELECT * FROM uldp.cost($$SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM stmt_visits$$);
+SELECT * FROM uldp.cost($$
+	SELECT user_dp_mean(amount, user_id, 0.25, 0, 100, 10), (user_dp_range(amount, user_id, 0.125, 0, 100)).lower,
+		   (SELECT user_dp_count(user_id, 0.0625) FROM stmt_visits WHERE visit = 1)
+	FROM stmt_visits WHERE 1 / (visit - visit) > 0$$);
+SELECT * FROM uldp.cost($$SELECT user_dp_mean(ARRAY[amount, visit], user_id, 1, 1e-6) FROM stmt_visits$$);
+SELECT * FROM uldp.cost($$SELECT count(*) FROM stmt_visits$$);
+-- what the query would refuse, it refuses, before anything
+SELECT * FROM uldp.cost($$SELECT user_dp_mean(amount, user_id, 0.5, 100, 0) FROM stmt_visits$$);
+SELECT * FROM uldp.cost($$SELECT visit, user_dp_mean(amount, user_id, 0.5) FROM stmt_visits GROUP BY visit$$);
+SELECT * FROM uldp.cost($$SELECT user_dp_mean(amount, user_id, 0.5) FROM no_such_table$$);
+SELECT * FROM uldp.cost($$SELECT 1; SELECT 2$$);
+SELECT * FROM uldp.cost($$VACUUM stmt_visits$$);
+RESET SESSION AUTHORIZATION;
+-- a role without budget may ask the price
+SET SESSION AUTHORIZATION uldp_statement_nobody;
+SELECT * FROM uldp.cost($$SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM stmt_visits$$);
 RESET SESSION AUTHORIZATION;
 
 SELECT * FROM stmt_charges;

@@ -15,7 +15,8 @@
  *	  array, also in every row of a VALUES list;
  *	- for a table column, d from a validated CHECK constraint of the form
  *	  cardinality(column) = d (or array_length(column, 1) = d);
- *	- for CASE and COALESCE, the dimension all their branches agree on;
+ *	- for CASE and COALESCE, the dimension all their branches agree on, and
+ *	  through casts of the elements;
  *
  * and unknown (0) otherwise.  Rows whose vector does not have it are
  * skipped by the transition functions, the same way every time.
@@ -181,6 +182,9 @@ expr_dimension(Expr *expr, Plan *plan, List *rtable)
 	{
 		case T_RelabelType:
 			return expr_dimension(((RelabelType *) expr)->arg, plan, rtable);
+		case T_ArrayCoerceExpr:
+			/* a cast of every element keeps their number */
+			return expr_dimension(((ArrayCoerceExpr *) expr)->arg, plan, rtable);
 		case T_ArrayExpr:
 			if (((ArrayExpr *) expr)->multidims)
 				return 0;

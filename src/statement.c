@@ -53,13 +53,18 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
+#include "access/htup_details.h"
 #include "executor/executor.h"
 #include "executor/nodeAgg.h"
+#include "funcapi.h"
 #include "nodes/nodeFuncs.h"
 #include "storage/bufmgr.h"
+#include "tcop/tcopprot.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
 #include "budget.h"
@@ -485,19 +490,20 @@ exec_release_node(PlanState *planstate)
 }
 
 /*
- * Prepares every release of a statement about to run, and charges its
- * first runs (see the file's header).
+ * Finds, validates and plans every release of a statement whose executor
+ * state was just created (see the file's header), and registers them.
+ * Returns the releases' distinct names (NIL if none) and, in *epsilon and
+ * *delta, the cost of one run of each.
  */
-static void
-prepare_statement(QueryDesc *queryDesc)
+static List *
+plan_statement(QueryDesc *queryDesc, StatementReleases **statement,
+			   double *epsilon, double *delta)
 {
 	EState	   *estate = queryDesc->estate;
 	MemoryContext old_context = MemoryContextSwitchTo(estate->es_query_cxt);
 	MemoryContextCallback *callback = palloc(sizeof(MemoryContextCallback));
 	PrepareContext context;
 	List	   *names = NIL;
-	double		epsilon = 0;
-	double		delta = 0;
 	ListCell   *lc;
 
 	context.statement = palloc0(sizeof(StatementReleases));
@@ -515,6 +521,8 @@ prepare_statement(QueryDesc *queryDesc)
 	foreach(lc, estate->es_subplanstates)
 		prepare_walker(lfirst(lc), &context);
 
+	*epsilon = 0;
+	*delta = 0;
 	foreach(lc, context.statement->nodes)
 	{
 		ReleaseNode *node = lfirst(lc);
@@ -522,19 +530,35 @@ prepare_statement(QueryDesc *queryDesc)
 
 		if (!node->finalizes)
 			continue;
-		epsilon += node->epsilon;
-		delta += node->delta;
+		*epsilon += node->epsilon;
+		*delta += node->delta;
 		foreach(name, node->names)
 			names = add_name(names, lfirst(name));
 	}
 	MemoryContextSwitchTo(old_context);
+	*statement = context.statement;
+	return names;
+}
+
+/*
+ * Prepares every release of a statement about to run, and charges its
+ * first runs (see the file's header).
+ */
+static void
+prepare_statement(QueryDesc *queryDesc)
+{
+	StatementReleases *statement;
+	double		epsilon;
+	double		delta;
+	List	   *names = plan_statement(queryDesc, &statement, &epsilon, &delta);
+	ListCell   *lc;
+
 	if (names == NIL)
 		return;
-
-	/* parallel workers run what their leader prepared and paid for */
+	/* the leader pays for the statement; a worker, for the runs it finishes */
 	if (!IsParallelWorker())
-		uldp_charge(join_names(names), epsilon, delta, context.statement->text);
-	foreach(lc, context.statement->nodes)
+		uldp_charge(join_names(names), epsilon, delta, statement->text);
+	foreach(lc, statement->nodes)
 	{
 		ReleaseNode *node = lfirst(lc);
 		PlanState  *planstate = (PlanState *) node->aggstate;
@@ -621,6 +645,87 @@ uldp_release_begin(FunctionCallInfo fcinfo)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("uldp release was not charged before it read rows")));
+}
+
+PG_FUNCTION_INFO_V1(uldp_cost);
+
+/* Error positions in uldp.cost's query point into that query, not the caller's. */
+static void
+cost_error_callback(void *arg)
+{
+	int			position = geterrposition();
+
+	if (position > 0)
+	{
+		errposition(0);
+		internalerrposition(position);
+		internalerrquery((const char *) arg);
+	}
+}
+
+/*
+ * uldp.cost(query text, OUT epsilon, OUT delta): what running query would
+ * charge, without running it.  The query is planned and its executor state
+ * initialized as for EXPLAIN (nothing is read), and its releases are
+ * prepared as when it runs: everything that would refuse it refuses it here
+ * (the query gate, permissions, invalid parameters, the memory bound), with
+ * the same errors, which depend on public facts only.  A release that the
+ * executor would run several times is charged per run; the cost counts one.
+ */
+Datum
+uldp_cost(PG_FUNCTION_ARGS)
+{
+	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	ErrorContextCallback error_context = {error_context_stack, cost_error_callback, sql};
+	List	   *raw;
+	List	   *plans;
+	double		total_epsilon = 0;
+	double		total_delta = 0;
+	ListCell   *lc;
+	TupleDesc	tupdesc;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	error_context_stack = &error_context;
+	raw = pg_parse_query(sql);
+	if (list_length(raw) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("uldp.cost takes exactly one statement, not %d", list_length(raw)),
+				 errhint("Pass the statement whose cost you want, without the others.")));
+	plans = pg_plan_queries(pg_analyze_and_rewrite_fixedparams(linitial_node(RawStmt, raw), sql,
+															   NULL, 0, NULL),
+							sql, CURSOR_OPT_PARALLEL_OK, NULL);
+	foreach(lc, plans)
+	{
+		PlannedStmt *plan = lfirst_node(PlannedStmt, lc);
+		QueryDesc  *queryDesc;
+		StatementReleases *statement;
+		double		epsilon;
+		double		delta;
+
+		if (plan->commandType == CMD_UTILITY)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("uldp.cost takes a query, not a utility statement"),
+					 errhint("Pass the SELECT (or INSERT ... SELECT, CREATE TABLE AS's query) whose releases you want to price.")));
+		queryDesc = CreateQueryDesc(plan, sql, GetActiveSnapshot(), InvalidSnapshot,
+									None_Receiver, NULL, NULL, 0);
+		/* the standard executor: no charge by our hook, no EXPLAIN check by the gate's */
+		standard_ExecutorStart(queryDesc, EXEC_FLAG_EXPLAIN_ONLY);
+		(void) plan_statement(queryDesc, &statement, &epsilon, &delta);
+		total_epsilon += epsilon;
+		total_delta += delta;
+		standard_ExecutorEnd(queryDesc);
+		FreeQueryDesc(queryDesc);
+	}
+	error_context_stack = error_context.previous;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "uldp.cost must return a composite type");
+	values[0] = Float8GetDatum(total_epsilon);
+	values[1] = Float8GetDatum(total_delta);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }
 
 void

@@ -9,7 +9,7 @@ LOAD 'uldp';
 -- a role with nothing but PUBLIC's privileges
 CREATE ROLE uldp_tap_api_nobody NOLOGIN;
 
-SELECT plan(112);
+SELECT plan(113);
 
 -- ---------------------------------------------------------------------------
 -- aggregates (public schema): 3 arities x 2, polymorphic user id
@@ -146,7 +146,7 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    '_sample_discrete_gaussian', 'vector_transfn', 'vector_mean_finalfn',
                                    'sgd_transfn', 'sgd_finalfn', 'predict', 'zcdp_rho', 'zcdp_delta',
                                    '_ledger_hash_v2', '_set_budget', '_reset_budget', '_drop_guard',
-                                   'user_count_transfn', 'count_finalfn', 'count_ci_finalfn'],
+                                   'user_count_transfn', 'count_finalfn', 'count_ci_finalfn', 'cost'],
     'schema uldp has exactly the expected functions');
 SELECT columns_are('uldp', 'budget_data',
     ARRAY['role', 'epsilon_limit', 'delta_limit', 'epsilon_spent', 'delta_spent'], 'budget_data columns');
@@ -212,6 +212,8 @@ SELECT is(
 
 -- ---------------------------------------------------------------------------
 -- privileges of PUBLIC (a role that has nothing else)
+SELECT ok(has_function_privilege('uldp_tap_api_nobody', 'uldp.cost(text)', 'EXECUTE'),
+    'PUBLIC may price a query with uldp.cost (it reads and charges nothing)');
 SELECT ok(NOT has_function_privilege('uldp_tap_api_nobody', 'uldp.set_budget(regrole, float8, float8)', 'EXECUTE'),
     'PUBLIC cannot execute uldp.set_budget');
 SELECT ok(NOT has_function_privilege('uldp_tap_api_nobody', 'uldp.reset_budget(regrole)', 'EXECUTE'),
