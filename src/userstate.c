@@ -374,29 +374,33 @@ state_settle(UldpState *state)
  * bounds).  Nothing here depends on other rows, raises a data-dependent
  * error or emits a notice.
  */
+/*
+ * The state a transition function starts with, on its first row: the user id
+ * is argument "user_arg", the privacy parameters follow it.
+ */
+static UldpState *
+transition_state(FunctionCallInfo fcinfo, int user_arg)
+{
+	MemoryContext aggcontext;
+	UldpParams	params;
+	int16		typlen;
+	bool		typbyval;
+
+	if (AggCheckCallContext(fcinfo, &aggcontext) != AGG_CONTEXT_AGGREGATE)
+		uldp_refuse_window(fcinfo);
+	uldp_params_from_args(fcinfo, user_arg + 1, &params);
+	get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, user_arg), &typlen, &typbyval);
+	return state_create(aggcontext, &params, typbyval, typlen,
+						uldp_release_bounded(fcinfo), INITIAL_USERS);
+}
+
 Datum
 uldp_user_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcontext;
-	UldpState  *state = PG_ARGISNULL(0) ? NULL : (UldpState *) PG_GETARG_POINTER(0);
+	UldpState  *state = PG_ARGISNULL(0) ? transition_state(fcinfo, 2) :
+		(UldpState *) PG_GETARG_POINTER(0);
 	double		value;
-
 	uint64		id;
-
-	if (state == NULL)
-	{
-		UldpParams	params;
-		Oid			key_type = get_fn_expr_argtype(fcinfo->flinfo, 2);
-		int16		typlen;
-		bool		typbyval;
-
-		if (AggCheckCallContext(fcinfo, &aggcontext) != AGG_CONTEXT_AGGREGATE)
-			uldp_refuse_window(fcinfo);
-		uldp_params_from_args(fcinfo, 3, &params);
-		get_typlenbyval(key_type, &typlen, &typbyval);
-		state = state_create(aggcontext, &params, typbyval, typlen,
-							 uldp_release_bounded(fcinfo), INITIAL_USERS);
-	}
 
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		PG_RETURN_POINTER(state);
@@ -418,24 +422,10 @@ uldp_user_transfn(PG_FUNCTION_ARGS)
 Datum
 uldp_user_count_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcontext;
-	UldpState  *state = PG_ARGISNULL(0) ? NULL : (UldpState *) PG_GETARG_POINTER(0);
+	UldpState  *state = PG_ARGISNULL(0) ? transition_state(fcinfo, 1) :
+		(UldpState *) PG_GETARG_POINTER(0);
 	uint64		id;
 
-	if (state == NULL)
-	{
-		UldpParams	params;
-		Oid			key_type = get_fn_expr_argtype(fcinfo->flinfo, 1);
-		int16		typlen;
-		bool		typbyval;
-
-		if (AggCheckCallContext(fcinfo, &aggcontext) != AGG_CONTEXT_AGGREGATE)
-			uldp_refuse_window(fcinfo);
-		uldp_params_from_args(fcinfo, 2, &params);
-		get_typlenbyval(key_type, &typlen, &typbyval);
-		state = state_create(aggcontext, &params, typbyval, typlen,
-							 uldp_release_bounded(fcinfo), INITIAL_USERS);
-	}
 	if (!PG_ARGISNULL(1) &&
 		uldp_user_key(PG_GETARG_DATUM(1), state->key_byval, state->key_typlen, &id))
 		state_add(state, id, 0, 1);
