@@ -20,14 +20,14 @@
  * significant bits so the Laplace parameter is a ratio of integers that fits
  * in 128 bits.  Rounding down only adds noise.
  *
- * Exponential mechanism.  uldp_exponential_median() selects one integer of
- * a domain of up to 2^64 candidates with probability proportional to
- * exp(-epsilon * score), where the score of a candidate b is
- * max(#{keys < b}, #{keys > b}).  The score is constant between consecutive
- * distinct keys, so the domain splits into at most 2n + 1 segments; a
- * segment is selected with probability proportional to length * weight and
- * a candidate uniformly inside it.  Cost is O(n) after sorting, whatever the
- * domain size.
+ * Exponential mechanism.  uldp_exponential_select() selects one integer of
+ * a domain of up to 2^64 candidates, cut into segments of candidates that
+ * share a score (from the data, sensitivity 1) and a prior weight (not from
+ * the data), with probability proportional to prior * exp(-epsilon * score).
+ * A segment is selected with probability proportional to length * prior *
+ * weight and a candidate uniformly inside it.  Cost is linear in the number
+ * of segments, whatever the domain size.  The median (score
+ * max(#{keys < b}, #{keys > b})) has at most 2n + 1 segments for n users.
  *
  * The selection is exact for weights 2^-y_u, where y_u is the segment's
  * negated log2-weight relative to the heaviest segment, computed in 80-bit
@@ -35,10 +35,13 @@
  * drawn with exact 128-bit integer arithmetic and accepted with probability
  * 2^-(y_u - that exponent), itself an exact dyadic Bernoulli trial plus fair
  * coins.  Nothing overflows or underflows, however small a weight.  The only
- * inexact step is y_u, whose absolute error is below epsilon * 2^-27 in
- * log2 units for every possible input (at most 2^32 users); that error
- * changes any probability ratio by at most a factor 2^(4 error), so the
- * mechanism runs with epsilon * (1 - 2^-24), which keeps it epsilon-DP.
+ * inexact step is y_u.  With |score| <= 2^34, priors in [-128, 0] and
+ * epsilon >= 2^-29 (every release's share is above 1e-8), its absolute
+ * error is below epsilon * 2^-27 in log2 units for every possible input;
+ * the prior's part is computed identically for neighbouring inputs, and
+ * the error changes any probability ratio by at most a factor 2^(4 error),
+ * so the mechanism runs with epsilon * (1 - 2^-24), which keeps it
+ * epsilon-DP.
  *
  *-------------------------------------------------------------------------
  */
@@ -264,89 +267,16 @@ uldp_discrete_gaussian(double sigma2)
 #define EM_EPSILON_SLACK (1.0L - 0x1p-24L)
 /*
  * proposal exponents are capped so that the total proposal weight, at most
- * 2^33 segments (2^32 users) of at most 2^EM_PROPOSAL_BITS, fits in 128 bits
+ * 2^36 segments of at most 2^EM_PROPOSAL_BITS, fits in 128 bits
  */
 #define EM_PROPOSAL_BITS 90
 
-/*
- * Walks the segments of the domain in order: the gap before each distinct
- * key, the key itself, and the gap after the last key.  Segments are
- * recomputed rather than stored, so the mechanism needs one byte per
- * segment whatever the number of users.
- */
-typedef struct SegmentWalk
-{
-	const uint64 *keys;
-	int64		n;
-	uint64		domain;
-	int64		next;			/* index of the next distinct key */
-	int64		below;			/* users whose key lies before "position" */
-	uint64		position;		/* first candidate not yet walked */
-	bool		at_key;			/* the gap before keys[next] is done */
-} SegmentWalk;
-
-typedef struct Segment
-{
-	uint64		start;
-	uint64		length;
-	int64		score;
-} Segment;
-
-static void
-walk_start(SegmentWalk *walk, const uint64 *keys, int64 n, uint64 domain)
-{
-	memset(walk, 0, sizeof(SegmentWalk));
-	walk->keys = keys;
-	walk->n = n;
-	walk->domain = domain;
-}
-
-static bool
-walk_next(SegmentWalk *walk, Segment *segment)
-{
-	uint64		key;
-	int64		count = 0;
-
-	if (walk->next >= walk->n)
-	{
-		if (walk->position >= walk->domain)
-			return false;
-		segment->start = walk->position;
-		segment->length = walk->domain - walk->position;
-		segment->score = walk->n;
-		walk->position = walk->domain;
-		return true;
-	}
-	key = walk->keys[walk->next];
-	if (!walk->at_key)
-	{
-		walk->at_key = true;
-		if (key > walk->position)
-		{
-			segment->start = walk->position;
-			segment->length = key - walk->position;
-			segment->score = Max(walk->below, walk->n - walk->below);
-			return true;
-		}
-	}
-	while (walk->next + count < walk->n && walk->keys[walk->next + count] == key)
-		count++;
-	segment->start = key;
-	segment->length = 1;
-	segment->score = Max(walk->below, walk->n - walk->below - count);
-	walk->below += count;
-	walk->next += count;
-	walk->position = key + 1;
-	walk->at_key = false;
-	return true;
-}
-
 static long double
-log2_weight(const Segment *segment, long double log2_per_score)
+log2_weight(const UldpSegment *segment, long double log2_per_score)
 {
 	long double log2_length = segment->length == 1 ? 0 : log2l((long double) segment->length);
 
-	return log2_length - log2_per_score * (long double) segment->score;
+	return log2_length + segment->prior_log2 - log2_per_score * segment->score;
 }
 
 /* Exact Bernoulli(p) for a long double p in (0, 1]. */
@@ -388,33 +318,34 @@ fair_coins_all_heads(uint64 count)
 	return true;
 }
 
+/*
+ * Selects one candidate of the source's segments with probability
+ * proportional to 2^prior_log2 exp(-epsilon score).  The caller guarantees
+ * that the scores have sensitivity 1 (and says, by its epsilon, whether they
+ * are monotone), that |score| <= 2^34 and that the priors, which must not
+ * depend on the data, lie in [-ULDP_EM_MAX_PRIOR_BITS, 0].
+ */
 uint64
-uldp_exponential_median(const uint64 *sorted_keys, int64 n, uint64 domain,
-						double epsilon)
+uldp_exponential_select(const UldpSegmentSource *source, double epsilon)
 {
 	long double log2_per_score = (long double) epsilon * EM_EPSILON_SLACK * M_LOG2El;
 	long double max_log2_weight = -INFINITY;
-	uint8	   *proposal_exponents = palloc_extended(2 * n + 1, MCXT_ALLOC_HUGE);
+	uint8	   *proposal_exponents = palloc_extended(Max(source->max_segments, 1), MCXT_ALLOC_HUGE);
 	int64		nsegments = 0;
 	uint128		total = 0;
-	SegmentWalk walk;
-	Segment		segment;
+	UldpSegment segment;
 
-	/*
-	 * Adding one user raises every score by 0 or 1 and lowers none: the
-	 * scores are monotone with sensitivity 1, so exp(-epsilon * score) gives
-	 * epsilon-DP (McSherry and Talwar 2007, monotone case).
-	 */
-	walk_start(&walk, sorted_keys, n, domain);
-	while (walk_next(&walk, &segment))
+	source->start(source->walk);
+	while (source->next(source->walk, &segment))
 		max_log2_weight = Max(max_log2_weight, log2_weight(&segment, log2_per_score));
 
-	walk_start(&walk, sorted_keys, n, domain);
-	while (walk_next(&walk, &segment))
+	source->start(source->walk);
+	while (source->next(source->walk, &segment))
 	{
 		uint64		whole = (uint64) floorl(max_log2_weight - log2_weight(&segment, log2_per_score));
 		int			exponent = (int) Min(whole, EM_PROPOSAL_BITS);
 
+		Assert(nsegments < source->max_segments);
 		proposal_exponents[nsegments++] = exponent;
 		total += ((uint128) 1) << (EM_PROPOSAL_BITS - exponent);
 	}
@@ -434,9 +365,9 @@ uldp_exponential_median(const uint64 *sorted_keys, int64 n, uint64 domain,
 			if (cumulative > target)
 				break;
 		}
-		walk_start(&walk, sorted_keys, n, domain);
+		source->start(source->walk);
 		for (int64 i = 0; i <= chosen; i++)
-			walk_next(&walk, &segment);
+			source->next(source->walk, &segment);
 
 		gap = max_log2_weight - log2_weight(&segment, log2_per_score);
 		whole = floorl(gap);
@@ -446,6 +377,92 @@ uldp_exponential_median(const uint64 *sorted_keys, int64 n, uint64 domain,
 	}
 	pfree(proposal_exponents);
 	return segment.start + uldp_uniform_u64(segment.length);
+}
+
+/*
+ * The median's segments of the domain, in order: the gap before each
+ * distinct key, the key itself, and the gap after the last key; the score
+ * of a candidate b is max(#{keys < b}, #{keys > b}).  Segments are
+ * recomputed rather than stored, so the mechanism needs one byte per
+ * segment whatever the number of users.
+ */
+typedef struct MedianWalk
+{
+	const uint64 *keys;
+	int64		n;
+	uint64		domain;
+	int64		next;			/* index of the next distinct key */
+	int64		below;			/* users whose key lies before "position" */
+	uint64		position;		/* first candidate not yet walked */
+	bool		at_key;			/* the gap before keys[next] is done */
+} MedianWalk;
+
+static void
+median_start(void *arg)
+{
+	MedianWalk *walk = (MedianWalk *) arg;
+
+	walk->next = 0;
+	walk->below = 0;
+	walk->position = 0;
+	walk->at_key = false;
+}
+
+static bool
+median_next(void *arg, UldpSegment *segment)
+{
+	MedianWalk *walk = (MedianWalk *) arg;
+	uint64		key;
+	int64		count = 0;
+
+	segment->prior_log2 = 0;
+	if (walk->next >= walk->n)
+	{
+		if (walk->position >= walk->domain)
+			return false;
+		segment->start = walk->position;
+		segment->length = walk->domain - walk->position;
+		segment->score = walk->n;
+		walk->position = walk->domain;
+		return true;
+	}
+	key = walk->keys[walk->next];
+	if (!walk->at_key)
+	{
+		walk->at_key = true;
+		if (key > walk->position)
+		{
+			segment->start = walk->position;
+			segment->length = key - walk->position;
+			segment->score = Max(walk->below, walk->n - walk->below);
+			return true;
+		}
+	}
+	while (walk->next + count < walk->n && walk->keys[walk->next + count] == key)
+		count++;
+	segment->start = key;
+	segment->length = 1;
+	segment->score = Max(walk->below, walk->n - walk->below - count);
+	walk->below += count;
+	walk->next += count;
+	walk->position = key + 1;
+	walk->at_key = false;
+	return true;
+}
+
+uint64
+uldp_exponential_median(const uint64 *sorted_keys, int64 n, uint64 domain,
+						double epsilon)
+{
+	MedianWalk	walk = {sorted_keys, n, domain};
+	UldpSegmentSource source = {median_start, median_next, &walk, 2 * n + 1};
+
+	/*
+	 * Adding one user raises every score by 0 or 1 and lowers none: the
+	 * scores are monotone with sensitivity 1, so exp(-epsilon * score) gives
+	 * epsilon-DP (McSherry and Talwar 2007, monotone case).
+	 */
+	return uldp_exponential_select(&source, epsilon);
 }
 
 PG_FUNCTION_INFO_V1(uldp_sample_discrete_laplace);
