@@ -126,7 +126,7 @@ ranges_with_tau(const double *rotated, int64 n, int padded, double radius,
 	double	   *values = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
 	double		epsilon = uldp_selection_epsilon(rho / padded);
 
-	params.has_bounds = params.has_tau = true;
+	params.has_lower = params.has_upper = params.has_bounds = params.has_tau = true;
 	params.lower = -radius;
 	params.upper = radius;
 	/* at most 2^60 bins, well within the grid's limit */

@@ -35,7 +35,7 @@
  * drawn with exact 128-bit integer arithmetic and accepted with probability
  * 2^-(y_u - that exponent), itself an exact dyadic Bernoulli trial plus fair
  * coins.  Nothing overflows or underflows, however small a weight.  The only
- * inexact step is y_u.  With |score| <= 2^34, priors in [-128, 0] and
+ * inexact step is y_u.  With |score| <= 2^34, priors in [-256, 0] and
  * epsilon >= 2^-29 (every release's share is above 1e-8), its absolute
  * error is below epsilon * 2^-27 in log2 units for every possible input;
  * the prior's part is computed identically for neighbouring inputs, and
@@ -140,6 +140,23 @@ uldp_discrete_laplace(uint64 sensitivity, double epsilon)
 
 	Assert(sensitivity > 0 && eps.shift >= 0);
 	return discrete_laplace_ts(((uint128) sensitivity) << eps.shift, eps.num);
+}
+
+/*
+ * The smallest k with P(|Z| > k) <= alpha for the noise Z of
+ * uldp_discrete_laplace(sensitivity, epsilon), as a double (k may exceed
+ * 2^63).  With q = exp(-epsilon' / sensitivity), P(|Z| > k) =
+ * 2 q^(k + 1) / (1 + q), which grows with q; epsilon' is epsilon rounded
+ * down to 24 significant bits by the sampler, so computing k with a
+ * slightly smaller epsilon (and rounding the quotient up) can only widen
+ * the interval [-k, k].
+ */
+double
+uldp_discrete_laplace_tail(uint64 sensitivity, double epsilon, double alpha)
+{
+	double		rate = epsilon * (1 - 0x1p-22) / (double) sensitivity;
+
+	return Max(ceil(log(2 / (alpha * (1 + exp(-rate)))) / rate * (1 + 1e-12)) - 1, 0);
 }
 
 /* Bernoulli(exp(-num/den)) for any num >= 0 (CKS Algorithm 1, gamma > 1) */

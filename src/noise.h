@@ -11,6 +11,8 @@
 #define ULDP_NOISE_H
 
 extern int128 uldp_discrete_laplace(uint64 sensitivity, double epsilon);
+extern double uldp_discrete_laplace_tail(uint64 sensitivity, double epsilon,
+										 double alpha);
 /* the variances the discrete Gaussian sampler can draw with, exactly */
 #define ULDP_GAUSSIAN_MIN_VARIANCE 0x1p-64
 #define ULDP_GAUSSIAN_MAX_VARIANCE 0x1p60
@@ -31,7 +33,7 @@ typedef struct UldpSegment
 } UldpSegment;
 
 /* the smallest prior_log2 a segment may have */
-#define ULDP_EM_MAX_PRIOR_BITS 128
+#define ULDP_EM_MAX_PRIOR_BITS 256
 
 typedef struct UldpSegmentSource
 {

@@ -107,14 +107,17 @@ uldp_params_set(UldpParams *params, int nvalues, const Datum *values,
 {
 	static const char *const names[] = {"epsilon", "lower", "upper", "tau"};
 
-	uldp_check_not_null(nvalues, names, nulls);
+	/* epsilon is required; NULL for a bound or tau means "not given" */
+	uldp_check_not_null(1, names, nulls);
 
 	memset(params, 0, sizeof(UldpParams));
 	params->epsilon = DatumGetFloat8(values[0]);
-	params->has_bounds = nvalues >= 3;
-	params->has_tau = nvalues >= 4;
-	params->lower = params->has_bounds ? DatumGetFloat8(values[1]) : -ULDP_MAX_MAGNITUDE;
-	params->upper = params->has_bounds ? DatumGetFloat8(values[2]) : ULDP_MAX_MAGNITUDE;
+	params->has_lower = nvalues >= 2 && !nulls[1];
+	params->has_upper = nvalues >= 3 && !nulls[2];
+	params->has_bounds = params->has_lower && params->has_upper;
+	params->has_tau = nvalues >= 4 && !nulls[3];
+	params->lower = params->has_lower ? DatumGetFloat8(values[1]) : -ULDP_MAX_MAGNITUDE;
+	params->upper = params->has_upper ? DatumGetFloat8(values[2]) : ULDP_MAX_MAGNITUDE;
 	params->tau = params->has_tau ? DatumGetFloat8(values[3]) : 0;
 
 	uldp_check_epsilon(params->epsilon);
@@ -130,6 +133,11 @@ uldp_params_set(UldpParams *params, int nvalues, const Datum *values,
 				 errmsg("lower bound %g must be less than upper bound %g",
 						params->lower, params->upper),
 				 errhint("Pass the bounds as (lower, upper).")));
+	if (params->has_tau && !params->has_bounds)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("tau needs both bounds"),
+				 errhint("Pass lower and upper with tau, or pass NULL for tau.")));
 	if (params->has_tau)
 	{
 		if (!(params->tau > 0 && isfinite(params->tau)))

@@ -23,10 +23,12 @@
 typedef struct UldpParams
 {
 	double		epsilon;
-	bool		has_bounds;
+	bool		has_lower;
+	bool		has_upper;
+	bool		has_bounds;		/* both */
 	bool		has_tau;
-	double		lower;			/* the bounds, or -ULDP_MAX_MAGNITUDE */
-	double		upper;			/* the bounds, or +ULDP_MAX_MAGNITUDE */
+	double		lower;			/* the bound, or -ULDP_MAX_MAGNITUDE */
+	double		upper;			/* the bound, or +ULDP_MAX_MAGNITUDE */
 	double		tau;			/* 0 unless has_tau */
 } UldpParams;
 

@@ -72,6 +72,26 @@ uldp_private_median(const double *values, int64 n, double lower, double upper,
 }
 
 /*
+ * The private median of |value - centre| over the users, on a floating-point
+ * grid over [0, width] (the values' interval's width): the median absolute
+ * deviation, a scale of the data that a few users cannot move.
+ */
+double
+uldp_private_deviation(const double *values, int64 n, double centre,
+					   double width, double min_magnitude, double epsilon)
+{
+	UldpGrid	grid = uldp_float_grid(0, width, min_magnitude);
+	double	   *distances = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
+	double		deviation;
+
+	for (int64 i = 0; i < n; i++)
+		distances[i] = fabs(values[i] - centre);
+	deviation = private_median(&grid, distances, n, epsilon);
+	pfree(distances);
+	return deviation;
+}
+
+/*
  * With tau, the range is a window of 4 tau inside the bounds; when that is
  * as wide as the bounds, the bounds themselves are the range, for free.
  */
@@ -103,14 +123,10 @@ uldp_private_range(const double *means, int64 n, const UldpParams *params,
 		double		width = params->upper - params->lower;
 		double		min_magnitude = params->has_bounds ? ldexp(width, -FLOAT_GRID_FLOOR_BITS) : 0;
 		UldpGrid	grid = uldp_float_grid(params->lower, params->upper, min_magnitude);
-		UldpGrid	distance_grid = uldp_float_grid(0, width, min_magnitude);
-		double	   *distances = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
 
 		centre = private_median(&grid, means, n, epsilon / 2);
-		for (int64 i = 0; i < n; i++)
-			distances[i] = fabs(means[i] - centre);
-		tau = TAU_PER_MAD * private_median(&distance_grid, distances, n, epsilon / 2);
-		pfree(distances);
+		tau = TAU_PER_MAD * uldp_private_deviation(means, n, centre, width,
+												   min_magnitude, epsilon / 2);
 		/* at least the half-width of the centre's bin, so that users who
 		 * share the centre's bin stay inside the range */
 		tau = Max(tau, Max(ldexp(fabs(centre), -ULDP_FLOAT_GRID_BITS), min_magnitude));

@@ -19,6 +19,9 @@ typedef struct UldpInterval
 extern double uldp_private_median(const double *values, int64 n,
 								  double lower, double upper,
 								  double min_magnitude, double epsilon);
+extern double uldp_private_deviation(const double *values, int64 n,
+									  double centre, double width,
+									  double min_magnitude, double epsilon);
 extern bool uldp_range_is_public(const UldpParams *params);
 extern UldpInterval uldp_private_range(const double *means, int64 n,
 									   const UldpParams *params,

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * release.c
- *	  Final functions of user_dp_mean, user_dp_range and user_dp_count.
+ *	  Final functions of user_dp_mean, user_dp_sum (and their _ci twins)
+ *	  and user_dp_range.
  *
  * Privacy model: neighbouring tables differ by all the rows of one user
  * (add or remove); the number of users is private.  Each release's whole
@@ -9,16 +10,16 @@
  * (statement.c), and it returns a value for every input, including an
  * empty one.
  *
- * user_dp_mean spends part of epsilon on the range and splits the rest 3:1
- * between a centred clipped sum and the number of users.  With tau the
- * range (PrivateRange) gets epsilon / 2, as in the paper.  Without tau it
- * gets 2 epsilon / 3 (the private median and MAD a third each): a range
- * that misses the data ruins the release, and the chance of a miss falls
- * exponentially with the range's share, while the sum's noise only grows
- * in proportion (doc/accuracy.md measures both).  When 4 tau covers the
- * bounds, the range is the bounds and costs nothing.  Centring the sum on the private
- * range makes the error of the noisy count scale with |mean - centre|,
- * which is small whenever the range is good.
+ * Each user contributes one value: the average of its rows (mean) or their
+ * total (sum).  A share of epsilon chooses the interval the values are
+ * clipped to and the centre the sum is taken around (clipping.c: nothing
+ * with both bounds, PrivateRange with tau, a private median and ladder
+ * otherwise).  The rest pays for a fixed-point sum of the clipped values
+ * with discrete Laplace noise and, where needed, a noisy user count with
+ * discrete Laplace noise of sensitivity 1.  Everything after the noise is
+ * post-processing of noisy integers and public values, including the 95%
+ * intervals of the _ci twins, which are computed from the noise's law: no
+ * extra charge.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,10 +28,13 @@
 #include <math.h>
 
 #include "access/htup_details.h"
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "nodes/nodeFuncs.h"
 
 #include "budget.h"
+#include "clipping.h"
 #include "noise.h"
 #include "range.h"
 #include "release.h"
@@ -38,16 +42,39 @@
 
 /* the grid of the fixed-point sum has 2^GRID_BITS steps per half-width */
 #define GRID_BITS 40
-
+/* each of the two noises of an interval misses with at most this chance */
+#define CI_ALPHA 0.025
 
 PG_FUNCTION_INFO_V1(uldp_mean_finalfn);
+PG_FUNCTION_INFO_V1(uldp_mean_ci_finalfn);
+PG_FUNCTION_INFO_V1(uldp_sum_finalfn);
+PG_FUNCTION_INFO_V1(uldp_sum_ci_finalfn);
 PG_FUNCTION_INFO_V1(uldp_range_finalfn);
-PG_FUNCTION_INFO_V1(uldp_count_finalfn);
-PG_FUNCTION_INFO_V1(uldp_count_ci_finalfn);
+
+/* A released estimate and its 95% interval */
+typedef struct ScalarRelease
+{
+	double		estimate;
+	double		ci_lower;
+	double		ci_upper;
+} ScalarRelease;
 
 /*
- * The plan of user_dp_mean and user_dp_range: (epsilon [, lower, upper
- * [, tau]]) validated; epsilon is their whole cost.
+ * A sum of clipped values around a centre, on a power-of-two grid: each
+ * value becomes an integer number of steps in [-steps, steps], so the sum
+ * is exact and one user moves it by at most "steps".
+ */
+typedef struct FixedSum
+{
+	double		centre;
+	double		grid;
+	int64		steps;
+	int128		sum;
+} FixedSum;
+
+/*
+ * The plan of user_dp_mean, user_dp_sum and user_dp_range: (epsilon
+ * [, lower, upper [, tau]]) validated; epsilon is their whole cost.
  */
 void
 uldp_scalar_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
@@ -62,80 +89,294 @@ uldp_scalar_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 
 /*
  * Reads the parameters of a release its statement paid for, and returns the
- * user averages.  Arguments 0, 1 and 2 of the aggregate are value, user_id
- * and epsilon.
+ * users' values (averages or totals).  Arguments 0, 1 and 2 of the
+ * aggregate are value, user_id and epsilon.  A boolean value is 0 or 1, so
+ * its mean has the public bounds [0, 1] when none are given.
  */
 static double *
-begin_release(FunctionCallInfo fcinfo, UldpParams *params, int64 *nusers)
+begin_release(FunctionCallInfo fcinfo, UldpParams *params, int64 *nusers,
+			  bool average)
 {
+	Aggref	   *aggref;
+
 	uldp_refuse_window(fcinfo);
 	uldp_release_begin(fcinfo);
 	uldp_params_from_aggref(fcinfo, 2, params);
+	aggref = AggGetAggref(fcinfo);
+	if (average && !params->has_lower && !params->has_upper &&
+		exprType((Node *) ((TargetEntry *) linitial(aggref->args))->expr) == BOOLOID)
+	{
+		params->has_lower = params->has_upper = params->has_bounds = true;
+		params->lower = 0;
+		params->upper = 1;
+	}
 
 	if (PG_ARGISNULL(0))
 	{
 		*nusers = 0;
 		return NULL;
 	}
-	return uldp_state_user_means((UldpState *) PG_GETARG_POINTER(0), nusers);
+	return average ?
+		uldp_state_user_means((UldpState *) PG_GETARG_POINTER(0), nusers) :
+		uldp_state_user_totals((UldpState *) PG_GETARG_POINTER(0), nusers);
+}
+
+static FixedSum
+fixed_sum(const double *values, int64 n, UldpClipping clipping)
+{
+	FixedSum	result = {clipping.centre, 0, 0, 0};
+	double		half_width = Max(clipping.upper - clipping.centre,
+								 clipping.centre - clipping.lower);
+
+	/* at least one step, however narrow the interval */
+	half_width = Max(half_width, ldexp(1.0, -1000));
+	result.grid = ldexp(1.0, ilogb(half_width) - GRID_BITS);
+	result.steps = (int64) ceil(half_width / result.grid);
+	for (int64 i = 0; i < n; i++)
+	{
+		double		clipped = Min(Max(values[i], clipping.lower), clipping.upper);
+		int64		step = (int64) rint((clipped - result.centre) / result.grid);
+
+		result.sum += Min(Max(step, -result.steps), result.steps);
+	}
+	return result;
+}
+
+/* [lower, upper] products of two intervals' ends, sign-aware */
+static void
+interval_ratio(double s_low, double s_high, double n_low, double n_high,
+			   double *low, double *high)
+{
+	*low = Min(s_low / n_low, s_low / n_high);
+	*high = Max(s_high / n_low, s_high / n_high);
+}
+
+/* A noisy count of the users: discrete Laplace noise of sensitivity 1 */
+typedef struct NoisyCount
+{
+	int128		value;
+	double		epsilon;
+} NoisyCount;
+
+static NoisyCount
+noisy_count(int64 n, double epsilon)
+{
+	NoisyCount	count = {n + uldp_discrete_laplace(1, epsilon), epsilon};
+
+	return count;
 }
 
 /*
  * The winsorized mean of Levy et al. (Algorithm 1, step 2), for unknown n:
- * the averages are clipped to the range and summed, centred on the range,
- * as integers on a power-of-two grid; discrete Laplace noise is added to
- * the integer sum (sensitivity: the half-width in grid steps) and to the
- * user count (sensitivity 1).  Everything after the noise is
- * post-processing of two noisy integers.
+ * the values clipped to the interval, summed around its centre as integers,
+ * with discrete Laplace noise on the integer sum (sensitivity: the steps of
+ * a half-width), divided by the noisy user count.
+ *
+ * The interval: the true mean of the clipped values is centre + grid S / n
+ * for the exact sum S and count n >= 1.  |noisy S - S| <= k_s and
+ * |noisy n - n| <= k_c each hold with probability 1 - CI_ALPHA, so both
+ * with at least 95%; S / n over that box is at its extremes at the corners.
  */
-static double
-winsorized_mean(const double *means, int64 n, UldpInterval range,
-				double epsilon_sum, double epsilon_count)
+static ScalarRelease
+winsorized_mean(const double *values, int64 n, UldpClipping clipping,
+				double epsilon_sum, NoisyCount count)
 {
-	double		centre = range.lower / 2 + range.upper / 2;
-	double		half_width = range.upper / 2 - range.lower / 2;
-	double		grid;
-	int64		steps;
-	int128		sum = 0;
-	int128		noisy_sum;
-	int128		noisy_count;
-	double		estimate;
+	FixedSum	fixed = fixed_sum(values, n, clipping);
+	int128		noisy_sum = fixed.sum + uldp_discrete_laplace(fixed.steps, epsilon_sum);
+	double		k_sum = uldp_discrete_laplace_tail(fixed.steps, epsilon_sum, CI_ALPHA);
+	double		k_count = uldp_discrete_laplace_tail(1, count.epsilon, CI_ALPHA);
+	double		low;
+	double		high;
+	ScalarRelease release;
 
-	/* a range of (almost) zero width: every clipped average is the centre */
-	if (!(half_width >= ldexp(1.0, -1000)))
-		return centre;
+	release.estimate = fixed.centre +
+		fixed.grid * ((double) noisy_sum / (double) Max(count.value, 1));
+	interval_ratio((double) noisy_sum - k_sum, (double) noisy_sum + k_sum,
+				   Max((double) count.value - k_count, 1),
+				   Max((double) count.value + k_count, 1), &low, &high);
+	release.ci_lower = fixed.centre + fixed.grid * low;
+	release.ci_upper = fixed.centre + fixed.grid * high;
 
-	grid = ldexp(1.0, ilogb(half_width) - GRID_BITS);
-	steps = (int64) ceil(half_width / grid);
-	for (int64 i = 0; i < n; i++)
+	release.estimate = Min(Max(release.estimate, clipping.lower), clipping.upper);
+	release.ci_lower = Min(Max(release.ci_lower, clipping.lower), clipping.upper);
+	release.ci_upper = Min(Max(release.ci_upper, clipping.lower), clipping.upper);
+	return release;
+}
+
+/*
+ * Without bounds, a noisy count comes first: it sets the shares of the
+ * interval (clipping.c) and is the mean's denominator.  With bounds (or
+ * tau) the rest of epsilon is split 3:1 between the sum and the count,
+ * since the count's noise moves the estimate by |mean - centre| / n per
+ * unit, up to the half-width around the middle of public bounds.
+ */
+static ScalarRelease
+release_mean(FunctionCallInfo fcinfo)
+{
+	UldpParams	params;
+	int64		n;
+	double	   *means = begin_release(fcinfo, &params, &n, true);
+	double		epsilon = params.epsilon * ULDP_SPEND_MARGIN;
+	UldpClipping clipping;
+	NoisyCount	count;
+	double		rest;
+
+	if (params.has_bounds)
 	{
-		double		clipped = Min(Max(means[i], range.lower), range.upper);
-		int64		step = (int64) rint((clipped - centre) / grid);
+		clipping = uldp_private_clipping(means, n, &params, epsilon, 0);
+		rest = epsilon - clipping.epsilon;
+		count = noisy_count(n, rest / 4);
+		return winsorized_mean(means, n, clipping, rest * 3 / 4, count);
+	}
+	count = noisy_count(n, epsilon * ULDP_CLIPPING_COUNT_SHARE);
+	clipping = uldp_private_clipping(means, n, &params, epsilon, count.value);
+	rest = epsilon - count.epsilon - clipping.epsilon;
+	return winsorized_mean(means, n, clipping, rest, count);
+}
 
-		sum += Min(Max(step, -steps), steps);
+/*
+ * The sum of the users' clipped totals, in one of two forms, whichever has
+ * the smaller noise (decided from public and released values only):
+ *	- plain: the sum of the clipped values around 0, with noise of
+ *	  sensitivity s0 = max(|lower|, |upper|);
+ *	- centred: centre * (noisy count) + the sum around the centre, with
+ *	  noise of sensitivity s1 = max(upper - centre, centre - lower).
+ * With a count already drawn ("count" not NULL), the sum gets "epsilon"
+ * either way.  Otherwise the centred form splits epsilon between its sum
+ * and a count in proportion to the 2/3 powers of s1 and |centre|, which
+ * minimises the variance 2 (s1 / e1)^2 + 2 (centre / e2)^2 under
+ * e1 + e2 = epsilon to 2 (s1^(2/3) + |centre|^(2/3))^3 / epsilon^2.
+ */
+static ScalarRelease
+clipped_sum(const double *values, int64 n, UldpClipping clipping,
+			double epsilon, const NoisyCount *count)
+{
+	double		s0 = Max(fabs(clipping.lower), fabs(clipping.upper));
+	double		s1 = Max(clipping.upper - clipping.centre, clipping.centre - clipping.lower);
+	double		c = fabs(clipping.centre);
+	bool		centred;
+	double		epsilon_sum = epsilon;
+	NoisyCount	drawn;
+	ScalarRelease release;
+
+	if (count != NULL)
+	{
+		double		count_sd = 1 / count->epsilon;
+
+		centred = (s1 * s1 + c * c * count_sd * count_sd * epsilon * epsilon) < s0 * s0;
+	}
+	else
+	{
+		double		p1 = pow(s1, 2.0 / 3);
+		double		p2 = pow(c, 2.0 / 3);
+
+		centred = pow(p1 + p2, 3) < s0 * s0;
+		if (centred)
+		{
+			epsilon_sum = epsilon * p1 / (p1 + p2);
+			drawn = noisy_count(n, epsilon - epsilon_sum);
+			count = &drawn;
+		}
 	}
 
-	noisy_sum = sum + uldp_discrete_laplace(steps, epsilon_sum);
-	noisy_count = n + uldp_discrete_laplace(1, epsilon_count);
-	estimate = centre + grid * ((double) noisy_sum / (double) Max(noisy_count, 1));
-	return Min(Max(estimate, range.lower), range.upper);
+	if (!centred)
+	{
+		UldpClipping around_zero = clipping;
+		FixedSum	fixed;
+		int128		noisy;
+		double		k;
+
+		/* 0 need not lie within the clipping interval: the sum around 0 of
+		 * values in [lower, upper] moves by at most max(|lower|, |upper|) */
+		around_zero.centre = 0;
+		around_zero.lower = Min(clipping.lower, 0);
+		around_zero.upper = Max(clipping.upper, 0);
+		fixed = fixed_sum(values, n, around_zero);
+		noisy = fixed.sum + uldp_discrete_laplace(fixed.steps, epsilon_sum);
+		k = uldp_discrete_laplace_tail(fixed.steps, epsilon_sum, 2 * CI_ALPHA);
+		release.estimate = fixed.grid * (double) noisy;
+		release.ci_lower = fixed.grid * ((double) noisy - k);
+		release.ci_upper = fixed.grid * ((double) noisy + k);
+	}
+	else
+	{
+		FixedSum	fixed = fixed_sum(values, n, clipping);
+		int128		noisy_sum = fixed.sum + uldp_discrete_laplace(fixed.steps, epsilon_sum);
+		double		k_sum = uldp_discrete_laplace_tail(fixed.steps, epsilon_sum, CI_ALPHA);
+		double		k_count = uldp_discrete_laplace_tail(1, count->epsilon, CI_ALPHA);
+		double		count_low = Max((double) count->value - k_count, 0);
+		double		count_high = Max((double) count->value + k_count, 0);
+		double		centre = fixed.centre;
+
+		release.estimate = fixed.grid * (double) noisy_sum +
+			centre * (double) Max(count->value, 0);
+		release.ci_lower = fixed.grid * ((double) noisy_sum - k_sum) +
+			Min(centre * count_low, centre * count_high);
+		release.ci_upper = fixed.grid * ((double) noisy_sum + k_sum) +
+			Max(centre * count_low, centre * count_high);
+	}
+	return release;
+}
+
+static ScalarRelease
+release_sum(FunctionCallInfo fcinfo)
+{
+	UldpParams	params;
+	int64		n;
+	double	   *totals = begin_release(fcinfo, &params, &n, false);
+	double		epsilon = params.epsilon * ULDP_SPEND_MARGIN;
+	UldpClipping clipping;
+	NoisyCount	count;
+
+	if (params.has_bounds)
+	{
+		clipping = uldp_private_clipping(totals, n, &params, epsilon, 0);
+		return clipped_sum(totals, n, clipping, epsilon - clipping.epsilon, NULL);
+	}
+	count = noisy_count(n, epsilon * ULDP_CLIPPING_COUNT_SHARE);
+	clipping = uldp_private_clipping(totals, n, &params, epsilon, count.value);
+	return clipped_sum(totals, n, clipping,
+					   epsilon - count.epsilon - clipping.epsilon, &count);
+}
+
+static Datum
+release_tuple(FunctionCallInfo fcinfo, ScalarRelease release)
+{
+	TupleDesc	tupdesc;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "a uldp release with an interval must return a composite type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	values[0] = Float8GetDatum(release.estimate);
+	values[1] = Float8GetDatum(release.ci_lower);
+	values[2] = Float8GetDatum(release.ci_upper);
+	return HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
 }
 
 Datum
 uldp_mean_finalfn(PG_FUNCTION_ARGS)
 {
-	UldpParams	params;
-	int64		n;
-	double	   *means = begin_release(fcinfo, &params, &n);
-	double		epsilon = params.epsilon * ULDP_SPEND_MARGIN;
-	/* a public range costs nothing: the sum and the count get all of epsilon */
-	double		epsilon_range = uldp_range_is_public(&params) ? 0 :
-		params.has_tau ? epsilon / 2 : epsilon * 2 / 3;
-	double		epsilon_rest = epsilon - epsilon_range;
-	UldpInterval range = uldp_private_range(means, n, &params, epsilon_range);
+	PG_RETURN_FLOAT8(release_mean(fcinfo).estimate);
+}
 
-	PG_RETURN_FLOAT8(winsorized_mean(means, n, range,
-									 epsilon_rest * 3 / 4, epsilon_rest / 4));
+Datum
+uldp_mean_ci_finalfn(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_DATUM(release_tuple(fcinfo, release_mean(fcinfo)));
+}
+
+Datum
+uldp_sum_finalfn(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(release_sum(fcinfo).estimate);
+}
+
+Datum
+uldp_sum_ci_finalfn(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_DATUM(release_tuple(fcinfo, release_sum(fcinfo)));
 }
 
 Datum
@@ -143,7 +384,7 @@ uldp_range_finalfn(PG_FUNCTION_ARGS)
 {
 	UldpParams	params;
 	int64		n;
-	double	   *means = begin_release(fcinfo, &params, &n);
+	double	   *means = begin_release(fcinfo, &params, &n, true);
 	UldpInterval range = uldp_private_range(means, n, &params,
 											params.epsilon * ULDP_SPEND_MARGIN);
 	TupleDesc	tupdesc;
@@ -155,76 +396,5 @@ uldp_range_finalfn(PG_FUNCTION_ARGS)
 	tupdesc = BlessTupleDesc(tupdesc);
 	values[0] = Float8GetDatum(range.lower);
 	values[1] = Float8GetDatum(range.upper);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
-}
-
-/*
- * user_dp_count: the number of distinct users plus discrete Laplace noise of
- * sensitivity 1 (adding or removing a user changes it by one): epsilon-DP.
- * The count is an integer, so the noise is exact and needs no grid.
- * Returns the noisy count; *half_width receives the half-width of a 95%
- * interval around it.  The arguments of the aggregate are user_id and
- * epsilon.
- */
-static int128
-noisy_user_count(FunctionCallInfo fcinfo, int64 *half_width)
-{
-	UldpParams	params;
-	int64		n;
-	double		epsilon;
-	double		sampled;
-
-	uldp_refuse_window(fcinfo);
-	uldp_release_begin(fcinfo);
-	uldp_params_from_aggref(fcinfo, 1, &params);
-	n = PG_ARGISNULL(0) ? 0 : uldp_state_users((UldpState *) PG_GETARG_POINTER(0));
-	epsilon = params.epsilon * ULDP_SPEND_MARGIN;
-
-	/*
-	 * P(|Z| > k) = 2 q^(k+1) / (1 + q), q = exp(-epsilon'), for the noise
-	 * P(Z = z) ~ q^|z|; epsilon' is epsilon rounded down to 24 significant
-	 * bits by the sampler, so computing k with a slightly smaller epsilon
-	 * (and rounding the quotient up) can only widen the interval.
-	 */
-	sampled = epsilon * (1 - 0x1p-22);
-	*half_width = (int64) Max(ceil(log(40 / (1 + exp(-sampled))) / sampled * (1 + 1e-12)) - 1, 0);
-	return n + uldp_discrete_laplace(1, epsilon);
-}
-
-/* A count as released: never negative (post-processing: n >= 0) */
-static int64
-release_count(int128 count)
-{
-	return (int64) Min(Max(count, 0), (int128) PG_INT64_MAX);
-}
-
-Datum
-uldp_count_finalfn(PG_FUNCTION_ARGS)
-{
-	int64		half_width;
-
-	PG_RETURN_INT64(release_count(noisy_user_count(fcinfo, &half_width)));
-}
-
-/*
- * user_dp_count_ci: the same release, and [count - k, count + k] cut at 0,
- * which holds the true number of users with probability at least 95%
- * (it is computed from the noise's law alone: no extra charge).
- */
-Datum
-uldp_count_ci_finalfn(PG_FUNCTION_ARGS)
-{
-	int64		half_width;
-	int128		count = noisy_user_count(fcinfo, &half_width);
-	TupleDesc	tupdesc;
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
-
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "user_dp_count_ci must return a composite type");
-	tupdesc = BlessTupleDesc(tupdesc);
-	values[0] = Int64GetDatum(release_count(count));
-	values[1] = Int64GetDatum(release_count(count - half_width));
-	values[2] = Int64GetDatum(release_count(count + half_width));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

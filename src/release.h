@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * release.h
- *	  The scalar releases: user_dp_mean, user_dp_range and user_dp_count.
+ *	  The scalar releases: user_dp_mean, user_dp_sum, user_dp_range and
+ *	  user_dp_count (count.c), and their _ci twins.
  *
  *-------------------------------------------------------------------------
  */

@@ -74,6 +74,9 @@ _PG_init(void)
 	/* after the gate, so that its refusals come before any charge */
 	uldp_statement_init();
 	uldp_register_release("mean_finalfn", uldp_scalar_plan);
+	uldp_register_release("mean_ci_finalfn", uldp_scalar_plan);
+	uldp_register_release("sum_finalfn", uldp_scalar_plan);
+	uldp_register_release("sum_ci_finalfn", uldp_scalar_plan);
 	uldp_register_release("range_finalfn", uldp_scalar_plan);
 	uldp_register_release("count_finalfn", uldp_scalar_plan);
 	uldp_register_release("count_ci_finalfn", uldp_scalar_plan);

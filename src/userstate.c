@@ -121,6 +121,9 @@ typedef struct UldpStateHeader
 } UldpStateHeader;
 
 PG_FUNCTION_INFO_V1(uldp_user_transfn);
+PG_FUNCTION_INFO_V1(uldp_user_bool_transfn);
+PG_FUNCTION_INFO_V1(uldp_user_sum_transfn);
+PG_FUNCTION_INFO_V1(uldp_user_bool_sum_transfn);
 PG_FUNCTION_INFO_V1(uldp_user_count_transfn);
 PG_FUNCTION_INFO_V1(uldp_user_combinefn);
 PG_FUNCTION_INFO_V1(uldp_user_serialfn);
@@ -394,24 +397,58 @@ transition_state(FunctionCallInfo fcinfo, int user_arg)
 						uldp_release_bounded(fcinfo), INITIAL_USERS);
 }
 
-Datum
-uldp_user_transfn(PG_FUNCTION_ARGS)
+/*
+ * Adds one row's value to its user.  NaN values, NULL ids and ids longer
+ * than ULDP_MAX_ID_BYTES are skipped.  user_dp_mean clamps each row to the
+ * bounds (its user contributes the average of clamped rows); user_dp_sum
+ * clamps only each user's total, in the final function, so its rows are
+ * kept whole (within +-ULDP_MAX_MAGNITUDE).
+ */
+static Datum
+add_row(FunctionCallInfo fcinfo, double value, bool clamp_rows)
 {
 	UldpState  *state = PG_ARGISNULL(0) ? transition_state(fcinfo, 2) :
 		(UldpState *) PG_GETARG_POINTER(0);
-	double		value;
 	uint64		id;
 
-	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
-		PG_RETURN_POINTER(state);
-	value = PG_GETARG_FLOAT8(1);
-	if (isnan(value) ||
+	if (PG_ARGISNULL(2) || isnan(value) ||
 		!uldp_user_key(PG_GETARG_DATUM(2), state->key_byval, state->key_typlen, &id))
 		PG_RETURN_POINTER(state);
-	value = Min(Max(value, state->params.lower), state->params.upper);
+	if (clamp_rows)
+		value = Min(Max(value, state->params.lower), state->params.upper);
+	else
+		value = Min(Max(value, -ULDP_MAX_MAGNITUDE), ULDP_MAX_MAGNITUDE);
 
 	state_add(state, id, value, 1);
 	PG_RETURN_POINTER(state);
+}
+
+/* uldp_user_transfn(state, value float8, user_id, epsilon [, ...]) */
+Datum
+uldp_user_transfn(PG_FUNCTION_ARGS)
+{
+	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_FLOAT8(1), true);
+}
+
+/* uldp_user_bool_transfn(state, value boolean, user_id, epsilon [, ...]) */
+Datum
+uldp_user_bool_transfn(PG_FUNCTION_ARGS)
+{
+	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_BOOL(1) ? 1 : 0, true);
+}
+
+/* uldp_user_sum_transfn(state, value float8, user_id, epsilon [, ...]) */
+Datum
+uldp_user_sum_transfn(PG_FUNCTION_ARGS)
+{
+	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_FLOAT8(1), false);
+}
+
+/* uldp_user_bool_sum_transfn(state, value boolean, user_id, epsilon [, ...]) */
+Datum
+uldp_user_bool_sum_transfn(PG_FUNCTION_ARGS)
+{
+	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_BOOL(1) ? 1 : 0, false);
 }
 
 /*
@@ -549,37 +586,51 @@ uldp_state_users(UldpState *state)
 }
 
 /*
- * The average of each user's rows, clamped to the parameters' bounds.  A sum
- * can overflow only when bounds are absent and a user has rows near
- * ULDP_MAX_MAGNITUDE; such an average is clamped like any other (a NaN from
- * +Inf + -Inf partial sums becomes 0): the mechanisms only rely on every
- * user's value lying within the bounds.
+ * Each user's value, clamped to the parameters' bounds: the average of its
+ * rows, or their total.  A sum can overflow only when bounds are absent and
+ * a user has rows near ULDP_MAX_MAGNITUDE; such a value is clamped like any
+ * other (a NaN from +Inf + -Inf partial sums becomes 0): the mechanisms
+ * only rely on every user's value lying within the bounds.  A user with
+ * more than 2^32 - 1 rows had its sum halved (user_add), which keeps its
+ * average but halves its total: a total so large is clipped anyway.
  */
-double *
-uldp_state_user_means(UldpState *state, int64 *nusers)
+static double *
+user_values(UldpState *state, int64 *nusers, bool average)
 {
-	double	   *means;
+	double	   *values;
 	users_iterator iterator;
 	UldpUser   *user;
 	int64		n = 0;
 
 	state_settle(state);
-	/* the release needs the averages and, in range.c, up to three more
+	/* the release needs the values and, in range.c, up to three more
 	 * arrays of 8 bytes and two bytes of segments per user */
 	check_memory_extra(state, state->users->size,
 					   (Size) state->users->members * RELEASE_BYTES_PER_USER);
-	means = palloc_extended(Max(state->users->members, 1) * sizeof(double),
-							MCXT_ALLOC_HUGE);
+	values = palloc_extended(Max(state->users->members, 1) * sizeof(double),
+							 MCXT_ALLOC_HUGE);
 
 	users_start_iterate(state->users, &iterator);
 	while ((user = users_iterate(state->users, &iterator)) != NULL)
 	{
-		double		mean = user->sum / (double) user->count;
+		double		value = average ? user->sum / (double) user->count : user->sum;
 
-		if (isnan(mean))
-			mean = 0;
-		means[n++] = Min(Max(mean, state->params.lower), state->params.upper);
+		if (isnan(value))
+			value = 0;
+		values[n++] = Min(Max(value, state->params.lower), state->params.upper);
 	}
 	*nusers = n;
-	return means;
+	return values;
+}
+
+double *
+uldp_state_user_means(UldpState *state, int64 *nusers)
+{
+	return user_values(state, nusers, true);
+}
+
+double *
+uldp_state_user_totals(UldpState *state, int64 *nusers)
+{
+	return user_values(state, nusers, false);
 }

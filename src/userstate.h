@@ -35,6 +35,7 @@ extern bool uldp_user_key(Datum id, bool byval, int16 typlen, uint64 *key);
 extern double uldp_user_state_bytes_per_row(void);
 extern double uldp_user_state_fixed_bytes(void);
 extern double *uldp_state_user_means(UldpState *state, int64 *nusers);
+extern double *uldp_state_user_totals(UldpState *state, int64 *nusers);
 extern int64 uldp_state_users(UldpState *state);
 
 #endif							/* ULDP_USERSTATE_H */

@@ -1,0 +1,216 @@
+/*-------------------------------------------------------------------------
+ *
+ * clipping.c
+ *	  The interval that user_dp_mean and user_dp_sum clip each user's value
+ *	  to, and the centre their sums are taken around.
+ *
+ * With both bounds and no tau the interval is the bounds: the naive
+ * mechanism, for free.  No data-dependent narrowing of public bounds can
+ * stay within a constant factor of its error on every input: a mechanism
+ * that narrows [L, U] to exclude U with probability p on some data must,
+ * being epsilon'-DP, still narrow with probability p exp(-epsilon' k) once k
+ * users are moved to U, and its bias, k (U - L) / n, is then many times
+ * the naive noise (about (U - L) / (epsilon n)) for k of a few 1 /
+ * epsilon' (doc/accuracy.md).  So the bounds are kept as given.
+ *
+ * With tau (and both bounds), the interval is PrivateRange's (range.c).
+ *
+ * Otherwise (one bound or none):
+ *	1. the private median m and median absolute deviation s (range.c, a
+ *	   floating-point grid, scale free);
+ *	2. a ladder of half-widths t_j = s 2^(j / 2), j = 0, 1, ..., up to
+ *	   LADDER_OCTAVES octaves (or the values' width), and one selection by
+ *	   the exponential mechanism with score #{users with |x - m| > t_j}
+ *	   (monotone, sensitivity 1) and a prior exp(-LADDER_DECAY) per octave.
+ *	   The score counts the users a half-width clips; the prior stands for
+ *	   the noise a wider interval costs, so the selection settles where the
+ *	   users beyond fall below about LADDER_DECAY / epsilon per octave:
+ *	   clipping the top few users of a heavy tail, as the best fixed
+ *	   clipping in hindsight does (doc/accuracy.md), and never far above the
+ *	   farthest user, since each further octave loses a factor
+ *	   exp(LADDER_DECAY).
+ *	The interval is [m - t, m + t] within the bounds.  One half-width serves
+ *	both sides: the sum's sensitivity is the larger of the two distances
+ *	from the centre anyway, so clipping the lighter tail closer would only
+ *	add bias.
+ *
+ * Each step is epsilon-DP for its share; the shares, which depend only on
+ * public parameters and an already released noisy count, add up to at most
+ * the release's epsilon (adaptive basic composition).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <float.h>
+#include <math.h>
+
+#include "clipping.h"
+#include "noise.h"
+#include "range.h"
+
+/* shares of a release's epsilon spent on the interval, without bounds */
+#define SHARE_LADDER 0.25
+/*
+ * The median and the deviation each get between MIN_SHARE_MEDIAN and
+ * MAX_SHARE_MEDIAN of epsilon, enough for MEDIAN_USERS_EPSILON / (noisy
+ * count of users): the exponential mechanism beats the 2^36 keys of a
+ * scale-free grid (e^25) when n epsilon / 2, the score gap between the
+ * median and values beyond all users, is well above 25.
+ */
+#define MIN_SHARE_MEDIAN 0.1
+#define MAX_SHARE_MEDIAN 0.25
+#define MEDIAN_USERS_EPSILON 60.0
+
+#define LADDER_STEPS_PER_OCTAVE 2
+#define LADDER_OCTAVES 64
+#define LADDER_CANDIDATES (LADDER_OCTAVES * LADDER_STEPS_PER_OCTAVE + 1)
+/* log of the prior's decay per octave of the ladder */
+#define LADDER_DECAY 2.5
+
+/* The half-widths, in order: scale 2^(j / 2), up to "widest". */
+static int
+ladder(double scale, double widest, double *candidates)
+{
+	int			count = 0;
+
+	for (int j = 0; j < LADDER_CANDIDATES; j++)
+	{
+		double		candidate = ldexp(scale, j / LADDER_STEPS_PER_OCTAVE) *
+			(j % LADDER_STEPS_PER_OCTAVE ? M_SQRT2 : 1);
+
+		/* the widest half-width is the last candidate */
+		if (!(candidate < widest))
+		{
+			candidates[count++] = widest;
+			break;
+		}
+		candidates[count++] = candidate;
+	}
+	return count;
+}
+
+/* The ladder's segments: one candidate each, scored by the users beyond */
+typedef struct LadderWalk
+{
+	const int64 *beyond;		/* users beyond each candidate */
+	int			count;
+	int			next;
+} LadderWalk;
+
+static void
+ladder_start(void *arg)
+{
+	((LadderWalk *) arg)->next = 0;
+}
+
+static bool
+ladder_next(void *arg, UldpSegment *segment)
+{
+	LadderWalk *walk = (LadderWalk *) arg;
+	int			j = walk->next;
+
+	if (j >= walk->count)
+		return false;
+	segment->start = j;
+	segment->length = 1;
+	segment->score = walk->beyond[j];
+	segment->prior_log2 = -LADDER_DECAY * M_LOG2E * j / LADDER_STEPS_PER_OCTAVE;
+	walk->next++;
+	return true;
+}
+
+/*
+ * Selects the half-width: adding or removing a user changes each
+ * candidate's count of users beyond it by 0 or 1, in the same direction,
+ * so the selection is epsilon-DP.
+ */
+static double
+private_half_width(const double *values, int64 n, double centre, double scale,
+				   double widest, double epsilon)
+{
+	double		candidates[LADDER_CANDIDATES];
+	int64		histogram[LADDER_CANDIDATES + 1] = {0};
+	int64		beyond[LADDER_CANDIDATES];
+	int			count = ladder(scale, widest, candidates);
+	LadderWalk	walk = {beyond, count, 0};
+	UldpSegmentSource source = {ladder_start, ladder_next, &walk, count};
+
+	/* histogram[k]: users beyond exactly the first k half-widths */
+	for (int64 i = 0; i < n; i++)
+	{
+		double		distance = fabs(values[i] - centre);
+		int			low = 0;
+		int			high = count;
+
+		while (low < high)
+		{
+			int			middle = (low + high) / 2;
+
+			if (distance > candidates[middle])
+				low = middle + 1;
+			else
+				high = middle;
+		}
+		histogram[low]++;
+	}
+	beyond[count - 1] = histogram[count];
+	for (int j = count - 2; j >= 0; j--)
+		beyond[j] = beyond[j + 1] + histogram[j + 1];
+	return candidates[uldp_exponential_select(&source, epsilon)];
+}
+
+/*
+ * The interval for a release of "epsilon" in all; "noisy_users" is a noisy
+ * count of the users the release has already drawn (it sets the shares: a
+ * function of a released value).  clipping.epsilon is what the interval
+ * spent.
+ */
+UldpClipping
+uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
+					  double epsilon, int128 noisy_users)
+{
+	UldpClipping clipping;
+	double		share;
+	double		width;
+	double		scale;
+	double		half_width;
+
+	if (params->has_tau)
+	{
+		double		range_epsilon = uldp_range_is_public(params) ? 0 : epsilon / 2;
+		UldpInterval range = uldp_private_range(values, n, params, range_epsilon);
+
+		clipping.lower = range.lower;
+		clipping.upper = range.upper;
+		clipping.centre = range.lower / 2 + range.upper / 2;
+		clipping.epsilon = range_epsilon;
+		return clipping;
+	}
+	if (params->has_bounds)
+	{
+		clipping.lower = params->lower;
+		clipping.upper = params->upper;
+		clipping.centre = params->lower / 2 + params->upper / 2;
+		clipping.epsilon = 0;
+		return clipping;
+	}
+
+	share = MEDIAN_USERS_EPSILON / (double) Max(noisy_users, 1);
+	share = Min(Max(share, epsilon * MIN_SHARE_MEDIAN), epsilon * MAX_SHARE_MEDIAN);
+	clipping.epsilon = 2 * share + epsilon * SHARE_LADDER;
+
+	clipping.centre = uldp_private_median(values, n, params->lower, params->upper,
+										  0, share);
+	clipping.centre = Min(Max(clipping.centre, params->lower), params->upper);
+	width = params->upper - params->lower;
+	scale = uldp_private_deviation(values, n, clipping.centre, width, 0, share);
+	/* a scale of zero (most users share one value) starts the ladder at the
+	 * centre's own resolution, or at the smallest normal magnitude */
+	scale = Max(scale, Max(ldexp(fabs(clipping.centre), -24), DBL_MIN));
+	half_width = private_half_width(values, n, clipping.centre, Min(scale, width),
+									width, epsilon * SHARE_LADDER);
+	clipping.lower = Max(clipping.centre - half_width, params->lower);
+	clipping.upper = Min(clipping.centre + half_width, params->upper);
+	return clipping;
+}
