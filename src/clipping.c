@@ -161,6 +161,19 @@ private_half_width(const double *values, int64 n, double centre, double scale,
 }
 
 /*
+ * Whether a release of "epsilon" with "noisy_users" can choose an interval
+ * without bounds: the median needs MEDIAN_USERS_EPSILON / epsilon users
+ * with its largest share; with fewer it would land anywhere on its grid.
+ * Post-processing of a released count.
+ */
+bool
+uldp_clipping_possible(const UldpParams *params, double epsilon, int128 noisy_users)
+{
+	return params->has_bounds ||
+		(double) noisy_users * epsilon * MAX_SHARE_MEDIAN >= MEDIAN_USERS_EPSILON;
+}
+
+/*
  * The interval for a release of "epsilon" in all; "noisy_users" is a noisy
  * count of the users the release has already drawn (it sets the shares: a
  * function of a released value).  clipping.epsilon is what the interval

@@ -22,6 +22,8 @@ typedef struct UldpClipping
  * interval is chosen privately without bounds */
 #define ULDP_CLIPPING_COUNT_SHARE 0.05
 
+extern bool uldp_clipping_possible(const UldpParams *params, double epsilon,
+								   int128 noisy_users);
 extern UldpClipping uldp_private_clipping(const double *values, int64 n,
 										  const UldpParams *params,
 										  double epsilon, int128 noisy_users);

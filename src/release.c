@@ -31,7 +31,6 @@
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
-#include "nodes/nodeFuncs.h"
 
 #include "budget.h"
 #include "clipping.h"
@@ -103,8 +102,10 @@ begin_release(FunctionCallInfo fcinfo, UldpParams *params, int64 *nusers,
 	uldp_release_begin(fcinfo);
 	uldp_params_from_aggref(fcinfo, 2, params);
 	aggref = AggGetAggref(fcinfo);
+	/* aggargtypes, unlike args, survives the finalize step of a parallel
+	 * aggregation, whose args are the partial states */
 	if (average && !params->has_lower && !params->has_upper &&
-		exprType((Node *) ((TargetEntry *) linitial(aggref->args))->expr) == BOOLOID)
+		linitial_oid(aggref->aggargtypes) == BOOLOID)
 	{
 		params->has_lower = params->has_upper = params->has_bounds = true;
 		params->lower = 0;
@@ -204,6 +205,22 @@ winsorized_mean(const double *values, int64 n, UldpClipping clipping,
 }
 
 /*
+ * Without bounds and with too few users (by the noisy count) for a private
+ * interval, the release says so: 0 (within the bounds given) and an
+ * interval as wide as the values can be.
+ */
+static ScalarRelease
+too_few_users(const UldpParams *params)
+{
+	ScalarRelease release;
+
+	release.estimate = Min(Max(0, params->lower), params->upper);
+	release.ci_lower = -ULDP_MAX_MAGNITUDE;
+	release.ci_upper = ULDP_MAX_MAGNITUDE;
+	return release;
+}
+
+/*
  * Without bounds, a noisy count comes first: it sets the shares of the
  * interval (clipping.c) and is the mean's denominator.  With bounds (or
  * tau) the rest of epsilon is split 3:1 between the sum and the count,
@@ -229,6 +246,8 @@ release_mean(FunctionCallInfo fcinfo)
 		return winsorized_mean(means, n, clipping, rest * 3 / 4, count);
 	}
 	count = noisy_count(n, epsilon * ULDP_CLIPPING_COUNT_SHARE);
+	if (!uldp_clipping_possible(&params, epsilon, count.value))
+		return too_few_users(&params);
 	clipping = uldp_private_clipping(means, n, &params, epsilon, count.value);
 	rest = epsilon - count.epsilon - clipping.epsilon;
 	return winsorized_mean(means, n, clipping, rest, count);
@@ -334,6 +353,8 @@ release_sum(FunctionCallInfo fcinfo)
 		return clipped_sum(totals, n, clipping, epsilon - clipping.epsilon, NULL);
 	}
 	count = noisy_count(n, epsilon * ULDP_CLIPPING_COUNT_SHARE);
+	if (!uldp_clipping_possible(&params, epsilon, count.value))
+		return too_few_users(&params);
 	clipping = uldp_private_clipping(totals, n, &params, epsilon, count.value);
 	return clipped_sum(totals, n, clipping,
 					   epsilon - count.epsilon - clipping.epsilon, &count);
