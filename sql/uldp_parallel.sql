@@ -12,6 +12,12 @@ SET uldp.test_seed = 5;
 SELECT user_dp_mean(x, user_name, 1.0, 0, 100) AS serial_text FROM big \gset
 SET uldp.test_seed = 5;
 SELECT user_dp_range(x, user_id, 1.0) AS serial_range FROM big \gset
+SET uldp.test_seed = 5;
+SELECT user_dp_sum(x, user_id, 1.0) AS serial_sum FROM big \gset
+SET uldp.test_seed = 5;
+SELECT user_dp_sum_ci(x, user_id, 1.0, 0, 5000) AS serial_sum_ci FROM big \gset
+SET uldp.test_seed = 5;
+SELECT user_dp_mean_ci(x > 50, user_id, 1.0) AS serial_flag FROM big \gset
 
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
@@ -25,6 +31,13 @@ SET uldp.test_seed = 5;
 SELECT user_dp_mean(x, user_name, 1.0, 0, 100) = :serial_text AS parallel_text_equal FROM big;
 SET uldp.test_seed = 5;
 SELECT user_dp_range(x, user_id, 1.0)::text = :'serial_range' AS parallel_range_equal FROM big;
+SET uldp.test_seed = 5;
+SELECT user_dp_sum(x, user_id, 1.0) = :serial_sum AS parallel_sum_equal FROM big;
+SET uldp.test_seed = 5;
+SELECT user_dp_sum_ci(x, user_id, 1.0, 0, 5000)::text = :'serial_sum_ci' AS parallel_sum_ci_equal FROM big;
+-- a boolean mean has the bounds [0, 1] in the parallel plan too
+SET uldp.test_seed = 5;
+SELECT user_dp_mean_ci(x > 50, user_id, 1.0)::text = :'serial_flag' AS parallel_flag_equal FROM big;
 
 -- an empty parallel scan
 SELECT user_dp_mean(x, user_id, 1.0, 0, 100) IS NOT NULL AS empty_parallel FROM big WHERE x < 0;

@@ -51,7 +51,10 @@ SELECT is(
     (SELECT array_agg(p.oid::regprocedure::text ORDER BY p.oid::regprocedure::text)
      FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace
        AND p.proname IN ('user_dp_mean', 'user_dp_range', 'user_dp_sgd')),
-    ARRAY['user_dp_mean(double precision,anyelement,double precision)',
+    ARRAY['user_dp_mean(boolean,anyelement,double precision)',
+          'user_dp_mean(boolean,anyelement,double precision,double precision,double precision)',
+          'user_dp_mean(boolean,anyelement,double precision,double precision,double precision,double precision)',
+          'user_dp_mean(double precision,anyelement,double precision)',
           'user_dp_mean(double precision,anyelement,double precision,double precision,double precision)',
           'user_dp_mean(double precision,anyelement,double precision,double precision,double precision,double precision)',
           'user_dp_mean(double precision[],anyelement,double precision,double precision)',
@@ -62,7 +65,7 @@ SELECT is(
           'user_dp_range(double precision,anyelement,double precision,double precision,double precision,double precision)',
           'user_dp_sgd(double precision[],double precision,anyelement,double precision,double precision)',
           'user_dp_sgd(double precision[],double precision,anyelement,double precision,double precision,jsonb)'],
-    'exactly these eleven aggregates are created in the current schema');
+    'exactly these aggregates of user_dp_mean, user_dp_range and user_dp_sgd are created in the current schema');
 
 SELECT is(
     (SELECT array_agg(DISTINCT format('%s/%s/%s/%s/%s/%s/%s', a.aggtranstype::regtype, a.aggtransfn,
@@ -146,7 +149,9 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    '_sample_discrete_gaussian', 'vector_transfn', 'vector_mean_finalfn',
                                    'sgd_transfn', 'sgd_finalfn', 'predict', 'zcdp_rho', 'zcdp_delta',
                                    '_ledger_hash_v2', '_set_budget', '_reset_budget', '_drop_guard',
-                                   'user_count_transfn', 'count_finalfn', 'count_ci_finalfn', 'cost'],
+                                   'user_count_transfn', 'count_finalfn', 'count_ci_finalfn', 'cost',
+                                   'user_bool_transfn', 'user_sum_transfn', 'user_bool_sum_transfn',
+                                   'mean_ci_finalfn', 'sum_finalfn', 'sum_ci_finalfn'],
     'schema uldp has exactly the expected functions');
 SELECT columns_are('uldp', 'budget_data',
     ARRAY['role', 'epsilon_limit', 'delta_limit', 'epsilon_spent', 'delta_spent'], 'budget_data columns');
@@ -203,10 +208,15 @@ SELECT is((SELECT proconfig FROM pg_proc WHERE oid = 'uldp._charge(name, text, f
 SELECT is(
     (SELECT array_agg(p.proname || '/' || p.proparallel::text ORDER BY p.proname) FROM pg_proc p
      WHERE p.pronamespace = 'uldp'::regnamespace AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'c')
-       AND (p.proname IN ('mean_finalfn', 'range_finalfn', 'count_finalfn', 'count_ci_finalfn')
+       AND (p.proname IN ('mean_finalfn', 'mean_ci_finalfn', 'sum_finalfn', 'sum_ci_finalfn',
+                          'range_finalfn', 'count_finalfn', 'count_ci_finalfn')
             OR p.proname LIKE 'user\_%')),
-    ARRAY['count_ci_finalfn/s', 'count_finalfn/s', 'mean_finalfn/s', 'range_finalfn/s', 'user_combinefn/s',
+    ARRAY['count_ci_finalfn/s', 'count_finalfn/s', 'mean_ci_finalfn/s', 'mean_finalfn/s', 'range_finalfn/s',
+          'sum_ci_finalfn/s', 'sum_finalfn/s',
+          'user_bool_sum_transfn/s', 'user_bool_sum_transfn/s',
+          'user_bool_transfn/s', 'user_bool_transfn/s', 'user_bool_transfn/s', 'user_combinefn/s',
           'user_count_transfn/s', 'user_deserialfn/s', 'user_serialfn/s',
+          'user_sum_transfn/s', 'user_sum_transfn/s',
           'user_transfn/s', 'user_transfn/s', 'user_transfn/s'],
     'the aggregate support functions are C and parallel safe');
 

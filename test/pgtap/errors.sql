@@ -79,7 +79,7 @@ INSERT INTO aggs VALUES
 GRANT SELECT ON aggs TO PUBLIC;
 
 SET SESSION AUTHORIZATION uldp_tap_errors_analyst;
-SELECT plan(277);
+SELECT plan(276);
 
 -- ---------------------------------------------------------------------------
 -- invalid public parameters: every aggregate, every arity
@@ -117,14 +117,12 @@ INSERT INTO bad_bounds VALUES
     ('0, ''NaN''',        '22023', 'bounds must be finite numbers within [-1e+300, 1e+300]'),
     ('-2e300, 0',         '22023', 'bounds must be finite numbers within [-1e+300, 1e+300]'),
     ('0, 1.1e300',        '22023', 'bounds must be finite numbers within [-1e+300, 1e+300]'),
-    ('NULL, 1',           '22004', 'lower must not be null'),
-    ('0, NULL',           '22004', 'upper must not be null'),
     ('0, 10, 0',          '22023', 'tau must be a positive finite number, not 0'),
     ('0, 10, -1',         '22023', 'tau must be a positive finite number, not -1'),
     ('0, 10, ''-0''',     '22023', 'tau must be a positive finite number, not -0'),
     ('0, 10, ''NaN''',    '22023', 'tau must be a positive finite number, not NaN'),
     ('0, 10, ''Infinity''', '22023', 'tau must be a positive finite number, not Infinity'),
-    ('0, 10, NULL',       '22004', 'tau must not be null'),
+    ('NULL, NULL, 1',     '22023', 'tau needs both bounds'),
     ('-1e12, 1e12, 1e-9', '22023', 'tau 1e-09 is too small for the bounds [-1e+12, 1e+12]'),
     -- (upper - lower) / (2 tau) = 2^63 > 2^62
     ('0, 9223372036854775808, 0.5', '22023', 'tau 0.5 is too small for the bounds [0, 9.22337e+18]'),
@@ -134,6 +132,16 @@ SELECT throws_ok(format('SELECT %s(v, u, 1.0, %s) FROM uldp_tap_errors_data WHER
     b.sqlstate, b.message, format('%s(v, u, 1.0, %s) is refused', a.agg, b.args))
 FROM bad_bounds b, (VALUES ('user_dp_mean'), ('user_dp_range')) a(agg)
 ORDER BY a.agg, b.args;
+-- NULL for a bound or tau means "not given"
+SELECT is(pg_temp.verdict('mean', pg_temp.outcome(
+        $$SELECT user_dp_mean(v, u, 1.0, NULL, 10) FROM uldp_tap_errors_data WHERE ds = '100000 users'$$),
+        -1e300, 10), 'ok', 'a NULL lower bound is not given');
+SELECT is(pg_temp.verdict('mean', pg_temp.outcome(
+        $$SELECT user_dp_mean(v, u, 1.0, 0, NULL) FROM uldp_tap_errors_data WHERE ds = '100000 users'$$),
+        0, 1e300), 'ok', 'a NULL upper bound is not given');
+SELECT is(pg_temp.verdict('mean', pg_temp.outcome(
+        $$SELECT user_dp_mean(v, u, 1.0, 0, 10, NULL) FROM uldp_tap_errors_data WHERE ds = '100000 users'$$),
+        0, 10), 'ok', 'a NULL tau is not given');
 SELECT throws_ok($$SELECT user_dp_range(v, u, 1.0, 0, 10, -1) FROM uldp_tap_errors_data WHERE false$$, '22023',
     'tau must be a positive finite number, not -1', 'an invalid tau is refused on empty input');
 -- the largest allowed number of bins, 2^62, is accepted
@@ -187,8 +195,8 @@ SELECT is(pg_temp.outcome('EXECUTE release(0, 1000)'),
 DEALLOCATE release;
 
 -- refused parameters were never charged: the ledger holds only the accepted releases so far
-SELECT is((SELECT count(*) FROM uldp.ledger WHERE function LIKE 'user_dp_%'), 5::bigint,
-    'no refused call was charged (5 accepted releases so far)');
+SELECT is((SELECT count(*) FROM uldp.ledger WHERE function LIKE 'user_dp_%'), 8::bigint,
+    'no refused call was charged (8 accepted releases so far)');
 
 -- ---------------------------------------------------------------------------
 -- private data never raises: each data set x each aggregate gives a finite, non-NULL answer
