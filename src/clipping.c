@@ -29,6 +29,9 @@
  *	   clipping in hindsight does (doc/accuracy.md), and never far above the
  *	   farthest user, since each further octave loses a factor
  *	   exp(LADDER_DECAY).
+ *	When the MAD is (about) 0 (most users share the median's value), the
+ *	scale is the private median distance of the other users instead, if a
+ *	noisy count says they are enough for it (off_atom_scale).
  *	The interval is [m - t, m + t] within the bounds.  One half-width serves
  *	both sides: the sum's sensitivity is the larger of the two distances
  *	from the centre anyway, so clipping the lighter tail closer would only
@@ -173,6 +176,56 @@ uldp_clipping_possible(const UldpParams *params, double epsilon, int128 noisy_us
 		(double) noisy_users * epsilon * MAX_SHARE_MEDIAN >= MEDIAN_USERS_EPSILON;
 }
 
+/* The share of epsilon of a scale-free median over "noisy_users" users */
+static double
+median_share(int128 noisy_users, double epsilon)
+{
+	double		share = MEDIAN_USERS_EPSILON / (double) Max(noisy_users, 1);
+
+	return Min(Max(share, epsilon * MIN_SHARE_MEDIAN), epsilon * MAX_SHARE_MEDIAN);
+}
+
+/*
+ * When most users share the centre's value (a rare flag, zero-inflated
+ * amounts), the MAD is 0 and says nothing of the other users' spread.
+ * Their own median distance from the centre does, if there are enough of
+ * them for a scale-free median: a noisy count of the users farther than
+ * "atom" from the centre decides (post-processing of a released count),
+ * then the private median of their distances.  Returns 0 when they are too
+ * few; *spent receives the epsilon spent.  Adding or removing a user
+ * changes the count by at most one and the set of distances by at most one
+ * element, so each step is DP for its share.
+ */
+static double
+off_atom_scale(const double *values, int64 n, double centre, double atom,
+			   double width, double epsilon, double *spent)
+{
+	double		count_epsilon = epsilon * ULDP_CLIPPING_COUNT_SHARE;
+	double	   *distances = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
+	int64		k = 0;
+	int128		noisy;
+	double		share;
+	double		scale = 0;
+
+	for (int64 i = 0; i < n; i++)
+	{
+		double		distance = fabs(values[i] - centre);
+
+		if (distance > atom)
+			distances[k++] = distance;
+	}
+	noisy = k + uldp_discrete_laplace(1, count_epsilon);
+	*spent = count_epsilon;
+	if ((double) noisy * epsilon * MAX_SHARE_MEDIAN >= MEDIAN_USERS_EPSILON)
+	{
+		share = median_share(noisy, epsilon);
+		scale = uldp_private_median(distances, k, 0, width, 0, share);
+		*spent += share;
+	}
+	pfree(distances);
+	return scale;
+}
+
 /*
  * The interval for a release of "epsilon" in all; "noisy_users" is a noisy
  * count of the users the release has already drawn (it sets the shares: a
@@ -187,6 +240,7 @@ uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
 	double		share;
 	double		width;
 	double		scale;
+	double		atom;
 	double		half_width;
 
 	if (params->has_tau)
@@ -209,8 +263,7 @@ uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
 		return clipping;
 	}
 
-	share = MEDIAN_USERS_EPSILON / (double) Max(noisy_users, 1);
-	share = Min(Max(share, epsilon * MIN_SHARE_MEDIAN), epsilon * MAX_SHARE_MEDIAN);
+	share = median_share(noisy_users, epsilon);
 	clipping.epsilon = 2 * share + epsilon * SHARE_LADDER;
 
 	clipping.centre = uldp_private_median(values, n, params->lower, params->upper,
@@ -218,9 +271,18 @@ uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
 	clipping.centre = Min(Max(clipping.centre, params->lower), params->upper);
 	width = params->upper - params->lower;
 	scale = uldp_private_deviation(values, n, clipping.centre, width, 0, share);
-	/* a scale of zero (most users share one value) starts the ladder at the
-	 * centre's own resolution, or at the smallest normal magnitude */
-	scale = Max(scale, Max(ldexp(fabs(clipping.centre), -24), DBL_MIN));
+	/* users within the centre's grid bin (relative 2^-25) share its value */
+	atom = Max(ldexp(fabs(clipping.centre), -22), DBL_MIN);
+	if (scale <= atom)
+	{
+		double		spent;
+
+		scale = off_atom_scale(values, n, clipping.centre, atom, width, epsilon, &spent);
+		clipping.epsilon += spent;
+	}
+	/* with no scale at all, the ladder starts at the atom: users away from
+	 * the centre are clipped onto it */
+	scale = Max(scale, atom);
 	half_width = private_half_width(values, n, clipping.centre, Min(scale, width),
 									width, epsilon * SHARE_LADDER);
 	clipping.lower = Max(clipping.centre - half_width, params->lower);
