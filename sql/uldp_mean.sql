@@ -13,8 +13,8 @@ SELECT count(*) AS rows, count(DISTINCT user_id) AS users,
 	   avg(m) AS mean_of_user_means
 FROM visits, LATERAL (SELECT avg(amount) m FROM visits v2 WHERE v2.user_id = visits.user_id) s;
 
--- the three arities
-SELECT round(user_dp_mean(amount, user_id, 1.0)::numeric, 6) FROM visits;
+-- the three arities (without bounds, 300 users need an epsilon above 1 for a private interval)
+SELECT round(user_dp_mean(amount, user_id, 2.0)::numeric, 6) FROM visits;
 SELECT round(user_dp_mean(amount, user_id, 1.0, 0, 1000)::numeric, 6) FROM visits;
 SELECT round(user_dp_mean(amount, user_id, 1.0, 0, 1000, 5)::numeric, 6) FROM visits;
 
@@ -65,11 +65,17 @@ SET uldp.test_seed = 19;
 SELECT user_id % 2 AS parity, round(user_dp_mean(amount, user_id, 1.0, 0, 1000, 5)::numeric, 6)
 FROM visits GROUP BY 1 ORDER BY 1;
 
+-- with too few users for a private interval (by a noisy count) the release says it
+-- knows nothing: 0, and an interval as wide as the values can be
+SET uldp.test_seed = 29;
+SELECT user_dp_mean(amount, user_id, 0.5) AS too_few, user_dp_mean_ci(amount, user_id, 0.5) AS interval
+FROM visits;
+
 -- the tau-free mean tracks the data at any scale
 SET uldp.test_seed = 23;
-SELECT round((user_dp_mean(amount * 1e-9, user_id, 1.0) * 1e9)::numeric, 3) AS tiny_scale,
-	   round((user_dp_mean(amount * 1e12, user_id, 1.0) / 1e12)::numeric, 3) AS huge_scale,
-	   round((user_dp_mean(amount - 1e6, user_id, 1.0) + 1e6)::numeric, 3) AS far_from_zero
+SELECT round((user_dp_mean(amount * 1e-9, user_id, 2.0) * 1e9)::numeric, 3) AS tiny_scale,
+	   round((user_dp_mean(amount * 1e12, user_id, 2.0) / 1e12)::numeric, 3) AS huge_scale,
+	   round((user_dp_mean(amount - 1e6, user_id, 2.0) + 1e6)::numeric, 3) AS far_from_zero
 FROM visits;
 
 -- when 4 tau covers the bounds the range is public: all of epsilon goes to

@@ -53,8 +53,12 @@
 #include "range.h"
 
 /* shares of a release's epsilon spent on the interval, without bounds */
-#define SHARE_LADDER 0.25
+#define SHARE_LADDER 0.2
 /*
+ * At most two counts (ULDP_CLIPPING_COUNT_SHARE each), three medians
+ * (MAX_SHARE_MEDIAN each) and the ladder: 0.9 of epsilon, so that the sum
+ * always keeps a tenth, whatever the noisy counts say.
+ *
  * The median and the deviation each get between MIN_SHARE_MEDIAN and
  * MAX_SHARE_MEDIAN of epsilon, enough for MEDIAN_USERS_EPSILON / (noisy
  * count of users): the exponential mechanism beats the 2^36 keys of a
@@ -62,7 +66,7 @@
  * median and values beyond all users, is well above 25.
  */
 #define MIN_SHARE_MEDIAN 0.1
-#define MAX_SHARE_MEDIAN 0.25
+#define MAX_SHARE_MEDIAN 0.2
 #define MEDIAN_USERS_EPSILON 60.0
 
 #define LADDER_STEPS_PER_OCTAVE 2
@@ -283,6 +287,7 @@ uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
 	/* with no scale at all, the ladder starts at the atom: users away from
 	 * the centre are clipped onto it */
 	scale = Max(scale, atom);
+	Assert(clipping.epsilon < 0.9 * epsilon);
 	half_width = private_half_width(values, n, clipping.centre, Min(scale, width),
 									width, epsilon * SHARE_LADDER);
 	clipping.lower = Max(clipping.centre - half_width, params->lower);
