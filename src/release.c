@@ -292,7 +292,8 @@ clipped_sum(const double *values, int64 n, UldpClipping clipping,
 		centred = pow(p1 + p2, 3) < s0 * s0;
 		if (centred)
 		{
-			epsilon_sum = epsilon * p1 / (p1 + p2);
+			/* neither part gets less than a hundredth: the samplers' range */
+			epsilon_sum = epsilon * Min(Max(p1 / (p1 + p2), 0.01), 0.99);
 			drawn = noisy_count(n, epsilon - epsilon_sum);
 			count = &drawn;
 		}
