@@ -33,3 +33,13 @@ CREATE AGGREGATE user_dp_count_ci(user_id anyelement, epsilon float8) (
 
 CREATE FUNCTION uldp.cost(query text, OUT epsilon float8, OUT delta float8)
 	AS 'MODULE_PATHNAME', 'uldp_cost' LANGUAGE C STRICT VOLATILE;
+
+-- gate: the filters analysts write (issue 12) ---------------------------------
+--
+-- uldp._public_check(value) is true: the query gate adds it to the WHERE
+-- clause of a release for each cast of a constant or parameter the release
+-- makes, so that PostgreSQL evaluates the cast once, before the first row is
+-- read: a cast that fails fails whatever the rows (src/safe_expr.c).
+
+CREATE FUNCTION uldp._public_check(value anyelement) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'uldp_public_check' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;

@@ -18,12 +18,24 @@
  *	  also as IN (...) and = ANY (array), but not on rows;
  *	- ARRAY[...] of fixed-length values, or of constants.
  *	- arithmetic on int2, int4, int8, float4, float8 and numeric
- *	  (+, -, *, /, %, unary minus, abs) and the casts between them.
+ *	  (+, -, *, /, %, unary minus, abs) and the casts between them; boolean
+ *	  to integer and back; numbers, booleans, dates and times to text.
  *
  * The arithmetic operators and casts that can raise an error are replaced
  * by the functions of safe_arith.c, which return NULL instead; those that
  * cannot (float unary minus, widening casts) are kept.  Everything else is
  * refused, naming what was found.
+ *
+ * Values that do not come from rows are public: a cast of a constant or a
+ * parameter ('2026-01-01'::text::date, $1::jsonb) may fail.  Such an error
+ * is public too, but only if it does not depend on whether a row reaches
+ * the expression: PostgreSQL evaluates it per row, so WHERE amount > 1000
+ * AND d < 'x'::date would fail only if some amount exceeds 1000.  So each
+ * of these is also added to the query's WHERE clause as
+ * uldp._public_check(value), true when it does not fail: a clause
+ * without columns, which PostgreSQL evaluates once, before the scan reads
+ * its first row (a One-Time Filter), or at planning if it is a constant.
+ * After it succeeded, the same expression cannot fail on any row.
  *
  * Some of the allowed constructs can still fail at run time for reasons
  * the types alone decide; those are refused too (check_comparison):
@@ -39,8 +51,10 @@
 
 #include "access/transam.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
+#include "fmgr.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parse_func.h"
@@ -52,6 +66,12 @@
 #include "gate.h"
 #include "safe_arith.h"
 #include "safe_expr.h"
+
+#define ALLOWED_FUNCTIONS_HINT \
+	"Filters and values may use comparisons, boolean logic, IN lists, arithmetic, and casts between numbers " \
+	"and of constants and parameters."
+
+PG_FUNCTION_INFO_V1(uldp_public_check);
 
 typedef enum SafeKind
 {
@@ -115,12 +135,15 @@ static const SafeFunction safe_functions[] = {
 	{F_NUMERIC_MOD, ARITH, SAFE_MOD},
 	{F_INT2UM, ARITH, SAFE_NEG}, {F_INT4UM, ARITH, SAFE_NEG}, {F_INT8UM, ARITH, SAFE_NEG},
 	{F_INT2ABS, ARITH, SAFE_ABS}, {F_INT4ABS, ARITH, SAFE_ABS}, {F_INT8ABS, ARITH, SAFE_ABS},
+	/* booleans to integers and back */
+	{F_INT4_BOOL, KEEP}, {F_BOOL_INT4, KEEP},
 };
 
 typedef struct SafeContext
 {
 	Index		varno;			/* the protected table's range table index */
 	const char *table;
+	List	  **checks;			/* evaluated before any row is read (see the header) */
 } SafeContext;
 
 static Node *safe_mutator(Node *node, SafeContext *context);
@@ -132,6 +155,17 @@ find_safe_function(Oid func)
 		if (safe_functions[i].func == func)
 			return &safe_functions[i];
 	return NULL;
+}
+
+/* Does node read the row: a column, or the value that a CASE compares? */
+static bool
+reads_row(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) || IsA(node, CaseTestExpr))
+		return true;
+	return expression_tree_walker(node, reads_row, context);
 }
 
 /*
@@ -190,25 +224,32 @@ check_comparison(Node *node, List *args, SafeContext *context)
 }
 
 /*
- * ARRAY[...] of variable-length values taken from rows fails when they add
- * up to more than 1 GB; constants are evaluated when the query is planned.
+ * ARRAY[...] of variable-length values fails when they add up to more than
+ * 1 GB: refused of values from rows.  Constants are computed when the query
+ * is planned; of other public values (parameters, casts), true: they are to
+ * be computed before any row is read.
  */
-static void
+static bool
 check_array(ArrayExpr *array, SafeContext *context)
 {
+	bool		public_values = false;
 	ListCell   *lc;
 
 	/* nested ARRAY[...] of arrays fails when their dimensions differ */
 	if (array->multidims)
 		uldp_gate_refuse(context->table, "Multidimensional array constructors can raise errors.");
 	if (get_typlen(array->element_typeid) > 0)
-		return;
+		return false;
 	foreach(lc, array->elements)
-		if (!IsA(lfirst(lc), Const))
+	{
+		if (reads_row(lfirst(lc), NULL))
 			uldp_gate_refuse(context->table,
 							 psprintf("ARRAY[...] of %s values from rows can exceed the size limit of a value: "
-									  "only constants are allowed.",
+									  "only constants and parameters are allowed.",
 									  format_type_be(array->element_typeid)));
+		public_values |= !IsA(lfirst(lc), Const);
+	}
+	return public_values;
 }
 
 /* The name of a type safe_arith.c computes in, for uldp._safe_<kind>_<name> */
@@ -234,35 +275,146 @@ safe_type_name(Oid type)
 	return NULL;
 }
 
+/* A call of uldp.<name>(args), of those argument types. */
+static Node *
+uldp_call(const char *name, int nargs, Oid *argtypes, Oid result_type, List *args,
+		  Oid collation, Oid input_collation)
+{
+	Oid			func = LookupFuncName(list_make2(makeString("uldp"), makeString(pstrdup(name))),
+									  nargs, argtypes, false);
+
+	return (Node *) makeFuncExpr(func, result_type, args, collation, input_collation,
+								 COERCE_EXPLICIT_CALL);
+}
+
 /* uldp._safe_arith_<type>(op, a, b) or uldp._safe_cast_<type>(a) in place of a call of safe->func. */
 static Node *
 replacement(const SafeFunction *safe, Oid result_type, List *args)
 {
 	Oid			argtypes[3] = {INT4OID, ANYOID, ANYOID};
-	char	   *name;
-	Oid			func;
+	Node	   *op;
 
 	if (safe->kind == CAST)
-	{
-		name = psprintf("_safe_cast_%s", safe_type_name(result_type));
-		func = LookupFuncName(list_make2(makeString("uldp"), makeString(name)), 1, &argtypes[1], false);
-	}
-	else
-	{
-		Node	   *op = (Node *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
-										   Int32GetDatum(safe->op), false, true);
+		return uldp_call(psprintf("_safe_cast_%s", safe_type_name(result_type)), 1, &argtypes[1],
+						 result_type, args, InvalidOid, InvalidOid);
 
-		/* unary operations read the second operand; the first is a placeholder */
-		if (list_length(args) == 1)
-			args = list_make2(makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
-										Int32GetDatum(0), false, true),
-							  linitial(args));
-		args = lcons(op, args);
-		name = psprintf("_safe_arith_%s", safe_type_name(result_type));
-		func = LookupFuncName(list_make2(makeString("uldp"), makeString(name)), 3, argtypes, false);
+	/* unary operations read the second operand; the first is a placeholder */
+	op = (Node *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32), Int32GetDatum(safe->op), false, true);
+	if (list_length(args) == 1)
+		args = list_make2(makeConst(INT4OID, -1, InvalidOid, sizeof(int32), Int32GetDatum(0), false, true),
+						  linitial(args));
+	return uldp_call(psprintf("_safe_arith_%s", safe_type_name(result_type)), 3, argtypes,
+					 result_type, lcons(op, args), InvalidOid, InvalidOid);
+}
+
+/* The arguments of an operator or function call. */
+static List *
+call_args(Node *node)
+{
+	return IsA(node, OpExpr) ? ((OpExpr *) node)->args : ((FuncExpr *) node)->args;
+}
+
+/*
+ * Adds "check", a clause on public values that is true or fails, to those
+ * evaluated before any row is read (see the file's header).
+ */
+static void
+add_check(Node *check, SafeContext *context)
+{
+	*context->checks = list_append_unique(*context->checks, check);
+}
+
+/* expr, a public value that may fail: evaluated once before any row, by uldp._public_check(expr) */
+static Node *
+before_reading(Node *expr, SafeContext *context)
+{
+	Oid			anyelement = ANYELEMENTOID;
+
+	add_check(uldp_call("_public_check", 1, &anyelement, BOOLOID, list_make1(copyObject(expr)),
+						InvalidOid, exprCollation(expr)),
+			  context);
+	return expr;
+}
+
+/* Types that public values can be cast from and to: built-in I/O without side effects. */
+static bool
+is_public_type(Oid type)
+{
+	Oid			element = get_element_type(type);
+
+	switch (OidIsValid(element) ? element : type)
+	{
+		case BOOLOID:
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case FLOAT4OID:
+		case FLOAT8OID:
+		case NUMERICOID:
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+		case DATEOID:
+		case TIMEOID:
+		case TIMETZOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case INTERVALOID:
+		case UUIDOID:
+		case JSONOID:
+		case JSONBOID:
+			return true;
 	}
-	return (Node *) makeFuncExpr(func, result_type, args, InvalidOid, InvalidOid,
-								 COERCE_EXPLICIT_CALL);
+	return false;
+}
+
+/* Types whose output function cannot fail, whatever the value: their values from rows may become text. */
+static bool
+has_safe_output(Oid type)
+{
+	switch (type)
+	{
+		case BOOLOID:
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case FLOAT4OID:
+		case FLOAT8OID:
+		case NUMERICOID:
+		case DATEOID:
+		case TIMEOID:
+		case TIMETZOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case INTERVALOID:
+		case UUIDOID:
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A cast from "source" to "target" (by the function "func", or through text
+ * if it is invalid) that can fail: allowed on public values, and evaluated
+ * before reading; refused on values from rows.
+ */
+static Node *
+public_cast(Node *node, Oid func, Oid source, Oid target, SafeContext *context)
+{
+	const char *to = format_type_with_typemod(target, exprTypmod(node));
+
+	if (reads_row(node, NULL))
+		uldp_gate_refuse_hint(context->table,
+							  psprintf("A cast of %s values from rows to %s can fail on some rows.",
+									   format_type_be(source), to),
+							  psprintf("Cast constants and parameters instead: compare the column with a %s value, "
+									   "or store it as %s.", format_type_be(source), to));
+	if ((OidIsValid(func) && (func >= FirstUnpinnedObjectId || func_volatile(func) == PROVOLATILE_VOLATILE)) ||
+		!is_public_type(source) || !is_public_type(target))
+		uldp_gate_refuse_hint(context->table,
+							  psprintf("A cast from %s to %s is not allowed.", format_type_be(source), to),
+							  ALLOWED_FUNCTIONS_HINT);
+	return before_reading(expression_tree_mutator(node, safe_mutator, context), context);
 }
 
 /* A call of func (by an operator if opno is valid): kept, replaced or refused. */
@@ -271,23 +423,31 @@ safe_call(Node *node, Oid func, Oid opno, Oid result_type, SafeContext *context)
 {
 	const SafeFunction *safe = find_safe_function(func);
 
-	if (safe == NULL && !(OidIsValid(opno) && is_comparison(opno, ((OpExpr *) node)->args)))
-	{
-		if (OidIsValid(opno))
-			uldp_gate_refuse(context->table,
-							 psprintf("Operator %s is not one of the operators that cannot raise errors.",
-									  format_operator(opno)));
-		uldp_gate_refuse(context->table,
-						 psprintf("Function %s is not one of the functions that cannot raise errors.",
-								  format_procedure(func)));
-	}
 	if (safe == NULL)
-		check_comparison(node, ((OpExpr *) node)->args, context);
+	{
+		if (OidIsValid(opno) && is_comparison(opno, call_args(node)))
+		{
+			check_comparison(node, call_args(node), context);
+			return expression_tree_mutator(node, safe_mutator, context);
+		}
+		if (IsA(node, FuncExpr) && (((FuncExpr *) node)->funcformat == COERCE_EXPLICIT_CAST ||
+									((FuncExpr *) node)->funcformat == COERCE_IMPLICIT_CAST))
+			return public_cast(node, func, exprType(linitial(call_args(node))), result_type, context);
+		if (OidIsValid(opno))
+			uldp_gate_refuse_hint(context->table,
+								  psprintf("Operator %s is not one of the operators that cannot raise errors.",
+										   format_operator(opno)),
+								  ALLOWED_FUNCTIONS_HINT);
+		uldp_gate_refuse_hint(context->table,
+							  psprintf("Function %s is not one of the functions that cannot raise errors.",
+									   format_procedure(func)),
+							  ALLOWED_FUNCTIONS_HINT);
+	}
+
 	node = expression_tree_mutator(node, safe_mutator, context);
-	if (safe == NULL || safe->kind == KEEP)
+	if (safe->kind == KEEP)
 		return node;
-	return replacement(safe, result_type,
-					   IsA(node, OpExpr) ? ((OpExpr *) node)->args : ((FuncExpr *) node)->args);
+	return replacement(safe, result_type, call_args(node));
 }
 
 static const char *
@@ -299,8 +459,6 @@ describe(Node *node)
 			return "A subquery";
 		case T_Aggref:
 			return "An aggregate inside an aggregate or a filter";
-		case T_CoerceViaIO:
-			return "A cast through text";
 		case T_ArrayCoerceExpr:
 			return "An array cast";
 		case T_FieldSelect:
@@ -355,7 +513,8 @@ safe_mutator(Node *node, SafeContext *context)
 		case T_CollateExpr:
 			return expression_tree_mutator(node, safe_mutator, context);
 		case T_ArrayExpr:
-			check_array((ArrayExpr *) node, context);
+			if (check_array((ArrayExpr *) node, context))
+				return before_reading(expression_tree_mutator(node, safe_mutator, context), context);
 			return expression_tree_mutator(node, safe_mutator, context);
 		case T_MinMaxExpr:
 			if (((MinMaxExpr *) node)->minmaxtype >= FirstUnpinnedObjectId)
@@ -392,6 +551,16 @@ safe_mutator(Node *node, SafeContext *context)
 
 				return safe_call(node, func->funcid, InvalidOid, func->funcresulttype, context);
 			}
+		case T_CoerceViaIO:
+			{
+				CoerceViaIO *io = (CoerceViaIO *) node;
+				Oid			source = exprType((Node *) io->arg);
+
+				/* numbers, dates and times from rows become text without fail */
+				if ((io->resulttype == TEXTOID || io->resulttype == VARCHAROID) && has_safe_output(source))
+					return expression_tree_mutator(node, safe_mutator, context);
+				return public_cast(node, InvalidOid, source, io->resulttype, context);
+			}
 		default:
 			uldp_gate_refuse(context->table,
 							 psprintf("%s is not allowed: only comparisons, boolean logic, IN lists, "
@@ -403,12 +572,24 @@ safe_mutator(Node *node, SafeContext *context)
 /*
  * expr with every operator and cast that could fail replaced by its safe
  * version; refuses (ERROR) anything outside the allow-list.  varno is the
- * protected table's range table index: the only table expr may read.
+ * protected table's range table index: the only table expr may read.  The
+ * clauses that must be evaluated before any row is read (see the file's
+ * header) are added to *checks.
  */
 Node *
-uldp_safe_expr(Node *expr, Index varno, const char *table)
+uldp_safe_expr(Node *expr, Index varno, const char *table, List **checks)
 {
-	SafeContext context = {varno, table};
+	SafeContext context = {varno, table, checks};
 
 	return safe_mutator(expr, &context);
+}
+
+/*
+ * uldp._public_check(value anyelement) returns boolean: true.  Calling it
+ * computed its argument, which is the point (see the file's header).
+ */
+Datum
+uldp_public_check(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(true);
 }

@@ -146,7 +146,8 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    '_sample_discrete_gaussian', 'vector_transfn', 'vector_mean_finalfn',
                                    'sgd_transfn', 'sgd_finalfn', 'predict', 'zcdp_rho', 'zcdp_delta',
                                    '_ledger_hash_v2', '_set_budget', '_reset_budget', '_drop_guard',
-                                   'user_count_transfn', 'count_finalfn', 'count_ci_finalfn', 'cost'],
+                                   'user_count_transfn', 'count_finalfn', 'count_ci_finalfn', 'cost',
+                                   '_public_check'],
     'schema uldp has exactly the expected functions');
 SELECT columns_are('uldp', 'budget_data',
     ARRAY['role', 'epsilon_limit', 'delta_limit', 'epsilon_spent', 'delta_spent'], 'budget_data columns');
