@@ -10,7 +10,8 @@
  * they are built from an allow-list of things that cannot fail:
  *
  *	- columns of the protected table (not system columns or whole rows),
- *	  constants, parameters of a prepared statement, CURRENT_DATE and kin;
+ *	  constants, parameters of a prepared statement, CURRENT_DATE and kin,
+ *	  now();
  *	- AND, OR, NOT, IS [NOT] NULL, IS [NOT] TRUE/FALSE, CASE, COALESCE,
  *	  NULLIF, IS DISTINCT FROM, GREATEST, LEAST, COLLATE, ARRAY[...];
  *	- comparisons: built-in operators that are members of a built-in btree
@@ -19,12 +20,16 @@
  *	- ARRAY[...] of fixed-length values, or of constants.
  *	- arithmetic on int2, int4, int8, float4, float8 and numeric
  *	  (+, -, *, /, %, unary minus, abs) and the casts between them; boolean
- *	  to integer and back; numbers, booleans, dates and times to text.
+ *	  to integer and back; numbers, booleans, dates and times to text;
+ *	- date and time: + and - of dates, timestamps, intervals and days,
+ *	  date_trunc, extract, date_part, age and the casts between dates and
+ *	  timestamps.
  *
- * The arithmetic operators and casts that can raise an error are replaced
- * by the functions of safe_arith.c, which return NULL instead; those that
- * cannot (float unary minus, widening casts) are kept.  Everything else is
- * refused, naming what was found.
+ * The functions and operators that can raise an error are replaced by the
+ * functions of safe_arith.c and safe_time.c, which return NULL instead;
+ * those that cannot (float unary minus, widening casts, extract) are kept.
+ * A field name (date_trunc('month', ...)) must be a constant, and is
+ * checked here.  Everything else is refused, naming what was found.
  *
  * Values that do not come from rows are public: a cast of a constant or a
  * parameter ('2026-01-01'::text::date, $1::jsonb) may fail.  Such an error
@@ -66,10 +71,12 @@
 #include "gate.h"
 #include "safe_arith.h"
 #include "safe_expr.h"
+#include "safe_time.h"
 
 #define ALLOWED_FUNCTIONS_HINT \
-	"Filters and values may use comparisons, boolean logic, IN lists, arithmetic, and casts between numbers " \
-	"and of constants and parameters."
+	"Filters and values may use comparisons, boolean logic, IN lists, arithmetic, casts between numbers and of " \
+	"constants and parameters, now(), date_trunc, extract, date_part, age, and + and - of dates, timestamps " \
+	"and intervals."
 
 PG_FUNCTION_INFO_V1(uldp_public_check);
 
@@ -77,14 +84,19 @@ typedef enum SafeKind
 {
 	KEEP,						/* cannot fail: keep it */
 	ARITH,						/* replace by uldp._safe_arith_<result type> */
-	CAST						/* replace by uldp._safe_cast_<result type> */
+	CAST,						/* replace by uldp._safe_cast_<result type> */
+	REPLACE,					/* replace by uldp.<name>, same arguments */
+	SWAPPED,					/* replace by uldp.<name>, its two arguments swapped */
+	FIELD,						/* keep; the field name, its first argument, is checked */
+	FIELD_REPLACE				/* both */
 } SafeKind;
 
 typedef struct SafeFunction
 {
 	Oid			func;
 	SafeKind	kind;
-	SafeArithOp op;
+	SafeArithOp op;				/* ARITH */
+	const char *name;			/* REPLACE, SWAPPED, FIELD_REPLACE */
 } SafeFunction;
 
 static const SafeFunction safe_functions[] = {
@@ -137,6 +149,45 @@ static const SafeFunction safe_functions[] = {
 	{F_INT2ABS, ARITH, SAFE_ABS}, {F_INT4ABS, ARITH, SAFE_ABS}, {F_INT8ABS, ARITH, SAFE_ABS},
 	/* booleans to integers and back */
 	{F_INT4_BOOL, KEEP}, {F_BOOL_INT4, KEEP},
+	/* the current time; the date of a timestamp (every timestamp has one) */
+	{F_NOW, KEEP}, {F_TRANSACTION_TIMESTAMP, KEEP}, {F_STATEMENT_TIMESTAMP, KEEP},
+	{F_DATE_TIMESTAMP, KEEP}, {F_DATE_TIMESTAMPTZ, KEEP},
+	/* dates after 294276 AD have no timestamp; local times can leave the range */
+	{F_TIMESTAMP_DATE, REPLACE, .name = "_safe_cast_timestamp"},
+	{F_TIMESTAMP_TIMESTAMPTZ, REPLACE, .name = "_safe_cast_timestamp"},
+	{F_TIMESTAMPTZ_DATE, REPLACE, .name = "_safe_cast_timestamptz"},
+	{F_TIMESTAMPTZ_TIMESTAMP, REPLACE, .name = "_safe_cast_timestamptz"},
+	/* date and time arithmetic: out of range, infinite operands */
+	{F_TIMESTAMP_PL_INTERVAL, REPLACE, .name = "_safe_time_add"},
+	{F_TIMESTAMPTZ_PL_INTERVAL, REPLACE, .name = "_safe_time_add"},
+	{F_DATE_PL_INTERVAL, REPLACE, .name = "_safe_time_add"},
+	{F_DATE_PLI, REPLACE, .name = "_safe_time_add"},
+	{F_INTERVAL_PL, REPLACE, .name = "_safe_time_add"},
+	{F_INTERVAL_PL_TIMESTAMP, SWAPPED, .name = "_safe_time_add"},
+	{F_INTERVAL_PL_TIMESTAMPTZ, SWAPPED, .name = "_safe_time_add"},
+	{F_INTERVAL_PL_DATE, SWAPPED, .name = "_safe_time_add"},
+	{F_INTEGER_PL_DATE, SWAPPED, .name = "_safe_time_add"},
+	{F_TIMESTAMP_MI_INTERVAL, REPLACE, .name = "_safe_time_sub"},
+	{F_TIMESTAMPTZ_MI_INTERVAL, REPLACE, .name = "_safe_time_sub"},
+	{F_DATE_MI_INTERVAL, REPLACE, .name = "_safe_time_sub"},
+	{F_DATE_MII, REPLACE, .name = "_safe_time_sub"},
+	{F_INTERVAL_MI, REPLACE, .name = "_safe_time_sub"},
+	{F_DATE_MI, REPLACE, .name = "_safe_time_sub"},
+	{F_TIMESTAMP_MI, REPLACE, .name = "_safe_time_sub"},
+	{F_TIMESTAMPTZ_MI, REPLACE, .name = "_safe_time_sub"},
+	{F_INTERVAL_UM, REPLACE, .name = "_safe_time_neg"},
+	{F_AGE_TIMESTAMP_TIMESTAMP, REPLACE, .name = "_safe_age"},
+	{F_AGE_TIMESTAMPTZ_TIMESTAMPTZ, REPLACE, .name = "_safe_age"},
+	{F_AGE_TIMESTAMP, REPLACE, .name = "_safe_age"},
+	{F_AGE_TIMESTAMPTZ, REPLACE, .name = "_safe_age"},
+	/* fields: extract and date_part cannot fail on a valid one, date_trunc can */
+	{F_EXTRACT_TEXT_DATE, FIELD}, {F_EXTRACT_TEXT_TIMESTAMP, FIELD},
+	{F_EXTRACT_TEXT_TIMESTAMPTZ, FIELD}, {F_EXTRACT_TEXT_INTERVAL, FIELD},
+	{F_DATE_PART_TEXT_TIMESTAMP, FIELD}, {F_DATE_PART_TEXT_TIMESTAMPTZ, FIELD},
+	{F_DATE_PART_TEXT_INTERVAL, FIELD}, {F_DATE_TRUNC_TEXT_INTERVAL, FIELD},
+	{F_DATE_PART_TEXT_DATE, FIELD_REPLACE, .name = "_safe_date_part"},
+	{F_DATE_TRUNC_TEXT_TIMESTAMP, FIELD_REPLACE, .name = "_safe_date_trunc"},
+	{F_DATE_TRUNC_TEXT_TIMESTAMPTZ, FIELD_REPLACE, .name = "_safe_date_trunc"},
 };
 
 typedef struct SafeContext
@@ -314,6 +365,27 @@ call_args(Node *node)
 	return IsA(node, OpExpr) ? ((OpExpr *) node)->args : ((FuncExpr *) node)->args;
 }
 
+/* uldp.<name> of the same arguments as the call of func (or swapped, see SafeKind). */
+static Node *
+replace_call(Node *node, Oid func, const SafeFunction *safe, Oid result_type)
+{
+	List	   *args = call_args(node);
+	Oid		   *argtypes;
+	int			nargs;
+
+	get_func_signature(func, &argtypes, &nargs);
+	if (safe->kind == SWAPPED)
+	{
+		Oid			first = argtypes[0];
+
+		argtypes[0] = argtypes[1];
+		argtypes[1] = first;
+		args = list_make2(lsecond(args), linitial(args));
+	}
+	return uldp_call(safe->name, nargs, argtypes, result_type, args, exprCollation(node),
+					 exprInputCollation(node));
+}
+
 /*
  * Adds "check", a clause on public values that is true or fails, to those
  * evaluated before any row is read (see the file's header).
@@ -417,6 +489,20 @@ public_cast(Node *node, Oid func, Oid source, Oid target, SafeContext *context)
 	return before_reading(expression_tree_mutator(node, safe_mutator, context), context);
 }
 
+/* The field name of extract, date_part or date_trunc must be a valid constant. */
+static void
+check_field(Node *node, Oid func, SafeContext *context)
+{
+	Node	   *field = linitial(call_args(node));
+
+	if (!IsA(field, Const))
+		uldp_gate_refuse_hint(context->table,
+							  psprintf("The field name of %s must be a constant.", get_func_name(func)),
+							  "Write it as a string, as in date_trunc('month', created_at).");
+	if (!((Const *) field)->constisnull)
+		uldp_check_time_field(func, ((Const *) field)->constvalue, exprType(lsecond(call_args(node))));
+}
+
 /* A call of func (by an operator if opno is valid): kept, replaced or refused. */
 static Node *
 safe_call(Node *node, Oid func, Oid opno, Oid result_type, SafeContext *context)
@@ -444,10 +530,24 @@ safe_call(Node *node, Oid func, Oid opno, Oid result_type, SafeContext *context)
 							  ALLOWED_FUNCTIONS_HINT);
 	}
 
+	if (safe->kind == FIELD || safe->kind == FIELD_REPLACE)
+		check_field(node, func, context);
+
 	node = expression_tree_mutator(node, safe_mutator, context);
-	if (safe->kind == KEEP)
-		return node;
-	return replacement(safe, result_type, call_args(node));
+	switch (safe->kind)
+	{
+		case KEEP:
+		case FIELD:
+			break;
+		case ARITH:
+		case CAST:
+			return replacement(safe, result_type, call_args(node));
+		case REPLACE:
+		case SWAPPED:
+		case FIELD_REPLACE:
+			return replace_call(node, func, safe, result_type);
+	}
+	return node;
 }
 
 static const char *

@@ -147,7 +147,9 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    'sgd_transfn', 'sgd_finalfn', 'predict', 'zcdp_rho', 'zcdp_delta',
                                    '_ledger_hash_v2', '_set_budget', '_reset_budget', '_drop_guard',
                                    'user_count_transfn', 'count_finalfn', 'count_ci_finalfn', 'cost',
-                                   '_public_check'],
+                                   '_public_check',
+                                   '_safe_time_add', '_safe_time_sub', '_safe_time_neg', '_safe_date_trunc',
+                                   '_safe_date_part', '_safe_age', '_safe_cast_timestamp', '_safe_cast_timestamptz'],
     'schema uldp has exactly the expected functions');
 SELECT columns_are('uldp', 'budget_data',
     ARRAY['role', 'epsilon_limit', 'delta_limit', 'epsilon_spent', 'delta_spent'], 'budget_data columns');
