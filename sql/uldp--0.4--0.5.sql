@@ -102,3 +102,18 @@ CREATE FUNCTION uldp._safe_cast_timestamptz(value date) RETURNS timestamptz
 	AS 'MODULE_PATHNAME', 'uldp_safe_date_timestamptz' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION uldp._safe_cast_timestamptz(value timestamp) RETURNS timestamptz
 	AS 'MODULE_PATHNAME', 'uldp_safe_timestamp_timestamptz' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-- And LIKE, ILIKE, lower and upper to these (src/safe_text.c); the gate adds
+-- uldp._like_pattern_check(pattern) to the WHERE clause as it adds
+-- _public_check: it raises LIKE's error for a pattern that ends in an escape.
+
+CREATE FUNCTION uldp._like_pattern_check(pattern text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'uldp_like_pattern_check' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_like(value text, pattern text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'uldp_safe_like' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_ilike(value text, pattern text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'uldp_safe_ilike' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_lower(value text) RETURNS text
+	AS 'MODULE_PATHNAME', 'uldp_safe_lower' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_upper(value text) RETURNS text
+	AS 'MODULE_PATHNAME', 'uldp_safe_upper' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -23,21 +23,26 @@
  *	  to integer and back; numbers, booleans, dates and times to text;
  *	- date and time: + and - of dates, timestamps, intervals and days,
  *	  date_trunc, extract, date_part, age and the casts between dates and
- *	  timestamps.
+ *	  timestamps;
+ *	- text: LIKE, ILIKE and their negations with a pattern that is a
+ *	  constant or a parameter, lower, upper, length, char_length and
+ *	  octet_length.
  *
  * The functions and operators that can raise an error are replaced by the
- * functions of safe_arith.c and safe_time.c, which return NULL instead;
- * those that cannot (float unary minus, widening casts, extract) are kept.
- * A field name (date_trunc('month', ...)) must be a constant, and is
- * checked here.  Everything else is refused, naming what was found.
+ * functions of safe_arith.c, safe_time.c and safe_text.c, which return NULL
+ * instead; those that cannot (float unary minus, widening casts, length,
+ * extract) are kept.  A field name (date_trunc('month', ...)) must be a
+ * constant, and is checked here.  Everything else is refused, naming what
+ * was found.
  *
  * Values that do not come from rows are public: a cast of a constant or a
- * parameter ('2026-01-01'::text::date, $1::jsonb) may fail.  Such an error
- * is public too, but only if it does not depend on whether a row reaches
- * the expression: PostgreSQL evaluates it per row, so WHERE amount > 1000
- * AND d < 'x'::date would fail only if some amount exceeds 1000.  So each
- * of these is also added to the query's WHERE clause as
- * uldp._public_check(value), true when it does not fail: a clause
+ * parameter ('2026-01-01'::text::date, $1::jsonb) may fail, and so may a
+ * LIKE pattern ('x\' ends in an escape).  Such an error is public too,
+ * but only if it does not depend on whether a row reaches the expression:
+ * PostgreSQL evaluates it per row, so WHERE amount > 1000 AND d < 'x'::date
+ * would fail only if some amount exceeds 1000.  So each of these is also
+ * added to the query's WHERE clause as uldp._public_check(value) (or
+ * uldp._like_pattern_check(pattern)), true when it does not fail: a clause
  * without columns, which PostgreSQL evaluates once, before the scan reads
  * its first row (a One-Time Filter), or at planning if it is a constant.
  * After it succeeded, the same expression cannot fail on any row.
@@ -46,9 +51,9 @@
  * the types alone decide; those are refused too (check_comparison):
  * comparisons whose collation is indeterminate (two columns of conflicting
  * implicit collations: "could not determine which collation to use"),
- * comparisons of arrays whose element type has no ordering, and ARRAY[...]
+ * comparisons of arrays whose element type has no ordering, ARRAY[...]
  * of variable-length values taken from rows, which can exceed the 1 GB
- * limit of a value.
+ * limit of a value, and LIKE or ILIKE in a nondeterministic collation.
  *
  *-------------------------------------------------------------------------
  */
@@ -75,8 +80,8 @@
 
 #define ALLOWED_FUNCTIONS_HINT \
 	"Filters and values may use comparisons, boolean logic, IN lists, arithmetic, casts between numbers and of " \
-	"constants and parameters, now(), date_trunc, extract, date_part, age, and + and - of dates, timestamps " \
-	"and intervals."
+	"constants and parameters, LIKE and ILIKE with constant patterns, lower, upper, length, now(), date_trunc, " \
+	"extract, date_part, age, and + and - of dates, timestamps and intervals."
 
 PG_FUNCTION_INFO_V1(uldp_public_check);
 
@@ -88,7 +93,10 @@ typedef enum SafeKind
 	REPLACE,					/* replace by uldp.<name>, same arguments */
 	SWAPPED,					/* replace by uldp.<name>, its two arguments swapped */
 	FIELD,						/* keep; the field name, its first argument, is checked */
-	FIELD_REPLACE				/* both */
+	FIELD_REPLACE,				/* both */
+	LIKE,						/* uldp.<name>(value, pattern): pattern public, checked */
+	NOT_LIKE,					/* NOT uldp.<name>(value, pattern) */
+	PUBLIC						/* of public values only: evaluated before reading */
 } SafeKind;
 
 typedef struct SafeFunction
@@ -96,7 +104,8 @@ typedef struct SafeFunction
 	Oid			func;
 	SafeKind	kind;
 	SafeArithOp op;				/* ARITH */
-	const char *name;			/* REPLACE, SWAPPED, FIELD_REPLACE */
+	const char *name;			/* REPLACE, SWAPPED, FIELD_REPLACE, LIKE, NOT_LIKE */
+	bool		collation;		/* fails without a collation (lower, upper) */
 } SafeFunction;
 
 static const SafeFunction safe_functions[] = {
@@ -188,6 +197,19 @@ static const SafeFunction safe_functions[] = {
 	{F_DATE_PART_TEXT_DATE, FIELD_REPLACE, .name = "_safe_date_part"},
 	{F_DATE_TRUNC_TEXT_TIMESTAMP, FIELD_REPLACE, .name = "_safe_date_trunc"},
 	{F_DATE_TRUNC_TEXT_TIMESTAMPTZ, FIELD_REPLACE, .name = "_safe_date_trunc"},
+	/* text */
+	{F_LENGTH_TEXT, KEEP}, {F_LENGTH_BPCHAR, KEEP},
+	{F_CHAR_LENGTH_TEXT, KEEP}, {F_CHAR_LENGTH_BPCHAR, KEEP},
+	{F_CHARACTER_LENGTH_TEXT, KEEP}, {F_CHARACTER_LENGTH_BPCHAR, KEEP},
+	{F_OCTET_LENGTH_TEXT, KEEP}, {F_OCTET_LENGTH_BPCHAR, KEEP},
+	{F_LOWER_TEXT, REPLACE, .name = "_safe_lower", .collation = true},
+	{F_UPPER_TEXT, REPLACE, .name = "_safe_upper", .collation = true},
+	{F_TEXTLIKE, LIKE, .name = "_safe_like"}, {F_BPCHARLIKE, LIKE, .name = "_safe_like"},
+	{F_TEXTNLIKE, NOT_LIKE, .name = "_safe_like"}, {F_BPCHARNLIKE, NOT_LIKE, .name = "_safe_like"},
+	{F_TEXTICLIKE, LIKE, .name = "_safe_ilike"}, {F_BPCHARICLIKE, LIKE, .name = "_safe_ilike"},
+	{F_TEXTICNLIKE, NOT_LIKE, .name = "_safe_ilike"}, {F_BPCHARICNLIKE, NOT_LIKE, .name = "_safe_ilike"},
+	/* LIKE ... ESCAPE: "invalid escape string" */
+	{F_LIKE_ESCAPE_TEXT_TEXT, PUBLIC},
 };
 
 typedef struct SafeContext
@@ -489,6 +511,25 @@ public_cast(Node *node, Oid func, Oid source, Oid target, SafeContext *context)
 	return before_reading(expression_tree_mutator(node, safe_mutator, context), context);
 }
 
+/*
+ * Refuses a call whose collation is indeterminate (PostgreSQL raises "could
+ * not determine which collation to use" when a row reaches it), or, for LIKE
+ * and ILIKE, nondeterministic.
+ */
+static void
+check_collation(Node *node, bool deterministic, SafeContext *context)
+{
+	Oid			collation = exprInputCollation(node);
+
+	if (!OidIsValid(collation))
+		uldp_gate_refuse(context->table,
+						 "The collation of LIKE, ILIKE, lower or upper is indeterminate; add COLLATE to one side.");
+	if (deterministic && !get_collation_isdeterministic(collation))
+		uldp_gate_refuse(context->table,
+						 psprintf("LIKE and ILIKE cannot use the nondeterministic collation \"%s\".",
+								  get_collation_name(collation)));
+}
+
 /* The field name of extract, date_part or date_trunc must be a valid constant. */
 static void
 check_field(Node *node, Oid func, SafeContext *context)
@@ -501,6 +542,32 @@ check_field(Node *node, Oid func, SafeContext *context)
 							  "Write it as a string, as in date_trunc('month', created_at).");
 	if (!((Const *) field)->constisnull)
 		uldp_check_time_field(func, ((Const *) field)->constvalue, exprType(lsecond(call_args(node))));
+}
+
+/*
+ * LIKE or ILIKE (or NOT): uldp._safe_like or uldp._safe_ilike of the value
+ * and the pattern, a public one, checked before reading.
+ */
+static Node *
+like_call(Node *node, const SafeFunction *safe, SafeContext *context)
+{
+	Oid			textargs[2] = {TEXTOID, TEXTOID};
+	Node	   *value = linitial(call_args(node));
+	Node	   *pattern = lsecond(call_args(node));
+	Node	   *call;
+
+	/* char(n) values match with their padding, as bpcharlike does */
+	if (exprType(value) != TEXTOID)
+		value = (Node *) makeRelabelType((Expr *) value, TEXTOID, -1, exprCollation(value),
+										 COERCE_IMPLICIT_CAST);
+	add_check(uldp_call("_like_pattern_check", 1, textargs, BOOLOID, list_make1(copyObject(pattern)),
+						InvalidOid, exprCollation(pattern)),
+			  context);
+	call = uldp_call(safe->name, 2, textargs, BOOLOID, list_make2(value, pattern), InvalidOid,
+					 exprInputCollation(node));
+	if (safe->kind == NOT_LIKE)
+		call = (Node *) makeBoolExpr(NOT_EXPR, list_make1(call), -1);
+	return call;
 }
 
 /* A call of func (by an operator if opno is valid): kept, replaced or refused. */
@@ -532,6 +599,21 @@ safe_call(Node *node, Oid func, Oid opno, Oid result_type, SafeContext *context)
 
 	if (safe->kind == FIELD || safe->kind == FIELD_REPLACE)
 		check_field(node, func, context);
+	if (safe->kind == LIKE || safe->kind == NOT_LIKE)
+	{
+		if (reads_row(lsecond(call_args(node)), NULL))
+			uldp_gate_refuse_hint(context->table,
+								  "The pattern of LIKE or ILIKE must be a constant or a parameter, not a value from rows.",
+								  "Compare the column with a pattern: note LIKE 'abc%'.");
+		check_collation(node, true, context);
+	}
+	if (safe->collation)
+		check_collation(node, false, context);
+	if (safe->kind == PUBLIC && reads_row(node, NULL))
+		uldp_gate_refuse_hint(context->table,
+							  psprintf("Function %s can fail on values from rows; it is allowed on constants and parameters.",
+									   format_procedure(func)),
+							  ALLOWED_FUNCTIONS_HINT);
 
 	node = expression_tree_mutator(node, safe_mutator, context);
 	switch (safe->kind)
@@ -546,6 +628,11 @@ safe_call(Node *node, Oid func, Oid opno, Oid result_type, SafeContext *context)
 		case SWAPPED:
 		case FIELD_REPLACE:
 			return replace_call(node, func, safe, result_type);
+		case LIKE:
+		case NOT_LIKE:
+			return like_call(node, safe, context);
+		case PUBLIC:
+			return before_reading(node, context);
 	}
 	return node;
 }
