@@ -2,7 +2,8 @@ EXTENSION = uldp
 MODULE_big = uldp
 OBJS = src/uldp.o src/random.o src/noise.o src/params.o src/userstate.o \
 	src/range.o src/release.o src/budget.o \
-	src/protect.o src/gate.o src/safe_expr.o src/safe_arith.o \
+	src/protect.o src/gate.o src/safe_expr.o src/safe_arith.o src/safe_time.o \
+	src/safe_text.o \
 	src/accountant.o src/rotation.o src/highdim.o src/vecstate.o \
 	src/vecrelease.o src/sgd.o src/statement.o src/dimension.o \
 	src/budgetadmin.o src/dropguard.o src/grid.o \

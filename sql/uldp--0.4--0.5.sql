@@ -145,3 +145,87 @@ CREATE AGGREGATE user_dp_sum_ci(value boolean, user_id anyelement, epsilon float
 
 CREATE FUNCTION uldp.cost(query text, OUT epsilon float8, OUT delta float8)
 	AS 'MODULE_PATHNAME', 'uldp_cost' LANGUAGE C STRICT VOLATILE;
+
+-- gate: the filters analysts write (issue 12) ---------------------------------
+--
+-- uldp._public_check(value) is true: the query gate adds it to the WHERE
+-- clause of a release for each cast of a constant or parameter the release
+-- makes, so that PostgreSQL evaluates the cast once, before the first row is
+-- read: a cast that fails fails whatever the rows (src/safe_expr.c).
+
+CREATE FUNCTION uldp._public_check(value anyelement) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'uldp_public_check' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+-- The gate rewrites the date and time arithmetic, date_trunc, date_part of a
+-- date, age and the casts between dates and timestamps of releases on
+-- protected tables to these: the built-in's result wherever it succeeds,
+-- NULL where it would raise an error (src/safe_time.c).  Like the other
+-- _safe_ functions they are internal, and executable by everyone.
+
+CREATE FUNCTION uldp._safe_time_add(value timestamp, span interval) RETURNS timestamp
+	AS 'MODULE_PATHNAME', 'uldp_safe_timestamp_add' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_time_add(value timestamptz, span interval) RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'uldp_safe_timestamptz_add' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_time_add(value date, span interval) RETURNS timestamp
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_add_interval' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_time_add(value date, days integer) RETURNS date
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_add_days' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_time_add(value interval, span interval) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_interval_add' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_time_sub(value timestamp, span interval) RETURNS timestamp
+	AS 'MODULE_PATHNAME', 'uldp_safe_timestamp_sub' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_time_sub(value timestamptz, span interval) RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'uldp_safe_timestamptz_sub' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_time_sub(value date, span interval) RETURNS timestamp
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_sub_interval' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_time_sub(value date, days integer) RETURNS date
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_sub_days' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_time_sub(value interval, span interval) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_interval_sub' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_time_sub(value date, other date) RETURNS integer
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_sub_date' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_time_sub(value timestamp, other timestamp) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_timestamp_sub_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_time_sub(value timestamptz, other timestamptz) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_timestamp_sub_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_time_neg(value interval) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_interval_neg' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION uldp._safe_date_trunc(field text, value timestamp) RETURNS timestamp
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_trunc' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_date_trunc(field text, value timestamptz) RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_trunc_tz' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_date_part(field text, value date) RETURNS float8
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_part_date' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_age(value timestamp, other timestamp) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_age' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_age(value timestamptz, other timestamptz) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_age_tz' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_age(value timestamp) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_age_today' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_age(value timestamptz) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_age_today_tz' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION uldp._safe_cast_timestamp(value date) RETURNS timestamp
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_cast_timestamp(value timestamptz) RETURNS timestamp
+	AS 'MODULE_PATHNAME', 'uldp_safe_timestamptz_timestamp' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_cast_timestamptz(value date) RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_timestamptz' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_cast_timestamptz(value timestamp) RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'uldp_safe_timestamp_timestamptz' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-- And LIKE, ILIKE, lower and upper to these (src/safe_text.c); the gate adds
+-- uldp._like_pattern_check(pattern) to the WHERE clause as it adds
+-- _public_check: it raises LIKE's error for a pattern that ends in an escape.
+
+CREATE FUNCTION uldp._like_pattern_check(pattern text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'uldp_like_pattern_check' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_like(value text, pattern text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'uldp_safe_like' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_ilike(value text, pattern text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'uldp_safe_ilike' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_lower(value text) RETURNS text
+	AS 'MODULE_PATHNAME', 'uldp_safe_lower' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp._safe_upper(value text) RETURNS text
+	AS 'MODULE_PATHNAME', 'uldp_safe_upper' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -108,10 +108,10 @@ SELECT user_dp_mean(v.amount, v.user_id, 1.0, 0, 100) FROM protected_visits v JO
 SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE region IN (SELECT region FROM public_regions);
 SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE ctid = '(0,1)';
 SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits v WHERE v IS NOT NULL;
-SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE note LIKE 'note 1%';
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE note ~ '^note 1';
 -- rows compare column by column and fail only on reaching the point column
 SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE pair < pair;
-SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE length(note) > 7;
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE repeat(note, 2) > 'note';
 SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE substr(note, 6)::int > 7;
 SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE random() < 0.5;
 SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE region = 3 AND nextval('protected_seq') > 0;

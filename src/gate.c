@@ -18,7 +18,10 @@
  * where every output is built from uldp aggregates and constants, the
  * aggregates' user argument is the table's privacy unit column, and their
  * value argument, FILTER clause and the WHERE clause are safe expressions
- * (safe_expr.c: nothing in them can raise an error or have a side effect).
+ * (safe_expr.c: nothing in them can raise an error that depends on a row or
+ * have a side effect; what may fail on public values, such as a cast of a
+ * parameter, is added to the WHERE clause once more, as a clause that
+ * PostgreSQL evaluates once before the scan reads its first row).
  * No joins, subqueries, GROUP BY, HAVING, DISTINCT, ORDER BY, LIMIT, window
  * functions, set-returning functions, locking clauses or TABLESAMPLE.  Such
  * a release query may itself sit inside a bigger query (a scalar subquery,
@@ -49,6 +52,7 @@
 #include "commands/extension.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/planner.h"
@@ -66,15 +70,22 @@ static planner_hook_type previous_planner_hook = NULL;
 static ExecutorStart_hook_type previous_executor_start_hook = NULL;
 
 void
-uldp_gate_refuse(const char *table, const char *detail)
+uldp_gate_refuse_hint(const char *table, const char *detail, const char *hint)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 			 errmsg("table \"%s\" is protected by uldp", table),
 			 errdetail_internal("%s", detail),
-			 errhint("Without SELECT privilege on it, only releases are allowed: "
-					 "SELECT of uldp aggregates over its privacy unit FROM it alone, "
-					 "filtered with comparisons, boolean logic, IN lists, constants and arithmetic.")));
+			 errhint("%s", hint)));
+}
+
+void
+uldp_gate_refuse(const char *table, const char *detail)
+{
+	uldp_gate_refuse_hint(table, detail,
+						  "Without SELECT privilege on it, only releases are allowed: "
+						  "SELECT of uldp aggregates over its privacy unit FROM it alone, "
+						  "filtered with comparisons, boolean logic, IN lists, constants and arithmetic.");
 }
 
 /* Would PostgreSQL's executor let userid read what rte reads (ExecCheckRTEPerms)? */
@@ -144,10 +155,11 @@ typedef struct Protected
 	AttrNumber	privacy_unit;
 	const char *table;
 	const char *unit_name;
+	List	   *checks;			/* clauses to evaluate before reading (safe_expr.c) */
 } Protected;
 
 static void
-check_aggref(Aggref *aggref, const Protected *target)
+check_aggref(Aggref *aggref, Protected *target)
 {
 	Oid			extension = get_extension_oid("uldp", true);
 	ListCell   *lc;
@@ -191,17 +203,18 @@ check_aggref(Aggref *aggref, const Protected *target)
 			if (argno > user_argno && contain_var_clause((Node *) arg->expr))
 				uldp_gate_refuse(target->table,
 								 "The privacy parameters of a uldp aggregate must be constants.");
-			arg->expr = (Expr *) uldp_safe_expr((Node *) arg->expr, target->varno, target->table);
+			arg->expr = (Expr *) uldp_safe_expr((Node *) arg->expr, target->varno, target->table,
+												&target->checks);
 		}
 		argno++;
 	}
 	aggref->aggfilter = (Expr *) uldp_safe_expr((Node *) aggref->aggfilter, target->varno,
-												target->table);
+												target->table, &target->checks);
 }
 
 /* Outputs: uldp aggregates, and anything computed from them and constants. */
 static bool
-check_output(Node *node, const Protected *target)
+check_output(Node *node, Protected *target)
 {
 	if (node == NULL)
 		return false;
@@ -222,7 +235,7 @@ check_output(Node *node, const Protected *target)
 static void
 check_release(Query *query, Index varno, RangeTblEntry *rte, AttrNumber privacy_unit)
 {
-	Protected	target = {varno, privacy_unit, get_rel_name(rte->relid), NULL};
+	Protected	target = {varno, privacy_unit, get_rel_name(rte->relid), NULL, NIL};
 	FromExpr   *from = query->jointree;
 	ListCell   *lc;
 
@@ -256,7 +269,10 @@ check_release(Query *query, Index varno, RangeTblEntry *rte, AttrNumber privacy_
 		if (contain_volatile_functions((Node *) tle->expr))
 			uldp_gate_refuse(target.table, "Volatile functions, which may have side effects, are not allowed.");
 	}
-	from->quals = uldp_safe_expr(from->quals, varno, target.table);
+	from->quals = uldp_safe_expr(from->quals, varno, target.table, &target.checks);
+	/* evaluated once, before the scan reads a row: a clause without columns */
+	if (target.checks != NIL)
+		from->quals = make_and_qual(from->quals, (Node *) make_ands_explicit(target.checks));
 }
 
 /*

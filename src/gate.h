@@ -14,5 +14,7 @@
 extern void uldp_gate_init(void);
 extern bool uldp_gate_reads_protected(RangeTblEntry *rte);
 pg_attribute_noreturn() extern void uldp_gate_refuse(const char *table, const char *detail);
+pg_attribute_noreturn() extern void uldp_gate_refuse_hint(const char *table, const char *detail,
+													   const char *hint);
 
 #endif							/* ULDP_GATE_H */

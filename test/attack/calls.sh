@@ -16,6 +16,10 @@
 # Errors are expected and fine. What must hold: no session loses its connection, the postmaster was
 # neither restarted nor reset its children (the checkpointer keeps its pid), a new connection works,
 # and the server log has no "terminated by signal" since the file started.
+# Except for the query gate's typed error-free functions (uldp._safe_* without "any" parameters):
+# they are called on every combination of extreme arguments (infinities, the first and last
+# timestamps and dates, the largest intervals, patterns that end in an escape), in three time
+# zones, and must raise no error at all.
 set -uo pipefail
 # shellcheck source=test/attack/lib/attack.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/attack.sh"
@@ -83,6 +87,18 @@ INSERT INTO candidate (kind, expr) VALUES
 	('oid', 'NULL'), ('oid', '0'), ('oid', '4294967295'),
 	('timestamp with time zone', 'NULL'), ('timestamp with time zone', '''infinity'''),
 	('timestamp with time zone', '''-infinity'''),
+	('timestamp with time zone', '''4714-11-24 00:00:00+00 BC'''),
+	('timestamp with time zone', '''294276-12-31 23:59:59.999999+00'''),
+	('timestamp without time zone', 'NULL'), ('timestamp without time zone', '''infinity'''),
+	('timestamp without time zone', '''-infinity'''), ('timestamp without time zone', '''4714-11-24 BC'''),
+	('timestamp without time zone', '''294276-12-31 23:59:59.999999'''),
+	('date', 'NULL'), ('date', '''infinity'''), ('date', '''-infinity'''), ('date', '''4714-11-24 BC'''),
+	('date', '''294276-12-31'''), ('date', '''294277-01-01'''), ('date', '''5874897-12-31'''),
+	('interval', 'NULL'), ('interval', '''178956970 years 7 months'''),
+	('interval', '''-178956970 years -8 months'''), ('interval', '''2147483647 days'''),
+	('interval', '''-2147483648 days'''), ('interval', '''2562047788:00:54.775807'''),
+	('interval', 'interval ''-2562047788:00:54.775807'' - interval ''1 microsecond'''),
+	('text', '''\'''), ('text', '''%é_\%'''), ('text', '''İß ﬁ'''), ('text', 'repeat(''%a'', 100000)'),
 	('boolean', 'NULL'), ('boolean', 'false'),
 	('internal', 'NULL');
 INSERT INTO candidate VALUES
@@ -93,6 +109,8 @@ INSERT INTO candidate VALUES
 	('text', '''x''', true), ('name', '''user_id''', true), ('bytea', '''\x''', true),
 	('regclass', '''public.calls_t''', true), ('regrole', quote_literal(:'victim'), true),
 	('oid', '1', true), ('timestamp with time zone', '''2000-01-01''', true),
+	('timestamp without time zone', '''2000-01-01''', true), ('date', '''2000-01-01''', true),
+	('interval', '''1 day''', true),
 	('boolean', 'true', true);
 
 CREATE TEMP TABLE named_default (name text, kind text, expr text);
@@ -194,9 +212,34 @@ SELECT CASE WHEN f.prokind = 'a' THEN 'aggregate' ELSE 'function' END,
 FROM (SELECT DISTINCT fn, fname, prokind FROM param) f
 JOIN param p ON p.fn = f.fn
 GROUP BY f.fn, f.fname, f.prokind;
+
+-- kind error_free: the typed error-free functions of the gate (uldp._safe_* without "any"
+-- parameters), on every combination of their parameters' candidates; a field name gets the
+-- valid ones, a pattern valid and invalid ones (they take at most two parameters)
+CREATE TEMP TABLE error_free_arg AS
+SELECT p.fn, p.fname, p.pos, v.expr
+FROM param p
+CROSS JOIN LATERAL (
+	SELECT format('%L', u) AS expr
+	FROM unnest(ARRAY['microseconds', 'second', 'hour', 'day', 'week', 'month', 'quarter', 'year',
+					  'decade', 'century', 'millennium']) u
+	WHERE p.name = 'field'
+	UNION ALL
+	SELECT format('%L', u) FROM unnest(ARRAY['%', '_', 'a\%', '%é_%', '\', 'x\\\', '%%%%%%%%b']) u
+	WHERE p.name = 'pattern'
+	UNION ALL
+	SELECT a.expr FROM arg_value a WHERE a.fn = p.fn AND a.pos = p.pos AND p.name NOT IN ('field', 'pattern')
+) v
+WHERE p.fname LIKE 'uldp.\_safe\_%'
+  AND NOT EXISTS (SELECT FROM param q WHERE q.fn = p.fn AND q.kind = 'poly');
+INSERT INTO public.calls_generated
+SELECT DISTINCT 'error_free', format('SELECT %s(%s);', a0.fname, a0.expr || coalesce(', ' || a1.expr, ''))
+FROM error_free_arg a0
+LEFT JOIN error_free_arg a1 ON a1.fn = a0.fn AND a1.pos = 1
+WHERE a0.pos = 0;
 SQL
 attack_at_exit "sql -c 'DROP TABLE IF EXISTS public.calls_generated' >/dev/null"
-for kind in function aggregate aggregate_data; do
+for kind in function aggregate aggregate_data error_free; do
     sql -c "SELECT stmt FROM public.calls_generated WHERE kind = '$kind' ORDER BY stmt" \
         >"$ATTACK_DIR/$kind.sql" || exit 1
 done
@@ -251,6 +294,26 @@ is "$(answer 'SELECT uldp._safe_arith_numeric(4, 1::numeric, 0::numeric) IS NULL
 is "$(answer 'SELECT uldp._safe_arith_int2(6, 0, (-32768)::int2) IS NULL')" t \
     "the gate's calls still work: -(-32768::int2) is NULL"
 is "$(answer 'SELECT uldp._safe_cast_int4(2.5::float8)')" 2 "the gate's calls still work: 2.5::float8::int4"
+
+# the gate's error-free functions: no error at all, in time zones far from UTC too
+is "$(answer "SELECT uldp._safe_time_add('294276-12-31'::timestamp, interval '1 day') IS NULL")" t \
+    "the gate's calls still work: the last timestamp + 1 day is NULL"
+is "$(answer "SELECT uldp._safe_date_trunc('millennium', '4714-11-24 BC'::timestamp) IS NULL")" t \
+    "the gate's calls still work: the millennium of the first timestamp is NULL"
+is "$(answer "SELECT uldp._safe_like('xbc', 'x\\') IS NULL")" t \
+    "the gate's calls still work: a pattern that ends in an escape matches nothing (NULL)"
+is "$(answer "SELECT uldp._like_pattern_check('x\\')")" 22025 \
+    "_like_pattern_check raises PostgreSQL's error for such a pattern"
+is "$(answer "SELECT uldp._public_check(ROW(1, 'a'))")" t "_public_check of any value is true"
+nerror_free="$(wc -l <"$ATTACK_DIR/error_free.sql")"
+ok_if "calls of the error-free functions on extreme arguments: over 1000 ($nerror_free)" test "$nerror_free" -gt 1000
+for zone in UTC Pacific/Kiritimati America/St_Johns; do
+    out="$ATTACK_DIR/out_error_free_${zone//\//_}.txt"
+    PGOPTIONS="-c statement_timeout=30s -c TimeZone=$zone" \
+        sql_as "$PLAIN" -v ON_ERROR_STOP=0 -v VERBOSITY=terse -e <"$ATTACK_DIR/error_free.sql" >"$out" 2>&1
+    is "$(grep -c '^ERROR:' "$out")" 0 "the error-free functions raise no error on extreme arguments (time zone $zone)" \
+        || diag "$(grep -B1 '^ERROR:' "$out" | head -n 6)"
+done
 
 run_calls "$PLAIN" "$ATTACK_DIR/function.sql" "$ATTACK_DIR/aggregate.sql"
 run_calls "$SPENDER" "$ATTACK_DIR/aggregate.sql" "$ATTACK_DIR/aggregate_data.sql"

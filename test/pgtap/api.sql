@@ -151,7 +151,12 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    '_ledger_hash_v2', '_set_budget', '_reset_budget', '_drop_guard',
                                    'user_count_transfn', 'count_finalfn', 'count_ci_finalfn', 'cost',
                                    'user_bool_transfn', 'user_sum_transfn', 'user_bool_sum_transfn',
-                                   'mean_ci_finalfn', 'sum_finalfn', 'sum_ci_finalfn'],
+                                   'mean_ci_finalfn', 'sum_finalfn', 'sum_ci_finalfn',
+
+                                   '_public_check',
+                                   '_safe_time_add', '_safe_time_sub', '_safe_time_neg', '_safe_date_trunc',
+                                   '_safe_date_part', '_safe_age', '_safe_cast_timestamp', '_safe_cast_timestamptz',
+                                   '_like_pattern_check', '_safe_like', '_safe_ilike', '_safe_lower', '_safe_upper'],
     'schema uldp has exactly the expected functions');
 SELECT columns_are('uldp', 'budget_data',
     ARRAY['role', 'epsilon_limit', 'delta_limit', 'epsilon_spent', 'delta_spent'], 'budget_data columns');
