@@ -152,7 +152,6 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    'user_count_transfn', 'count_finalfn', 'count_ci_finalfn', 'cost',
                                    'user_bool_transfn', 'user_sum_transfn', 'user_bool_sum_transfn',
                                    'mean_ci_finalfn', 'sum_finalfn', 'sum_ci_finalfn',
-
                                    '_public_check',
                                    '_safe_time_add', '_safe_time_sub', '_safe_time_neg', '_safe_date_trunc',
                                    '_safe_date_part', '_safe_age', '_safe_cast_timestamp', '_safe_cast_timestamptz',
