@@ -5,7 +5,8 @@ OBJS = src/uldp.o src/random.o src/noise.o src/params.o src/userstate.o \
 	src/protect.o src/gate.o src/safe_expr.o src/safe_arith.o \
 	src/accountant.o src/rotation.o src/highdim.o src/vecstate.o \
 	src/vecrelease.o src/sgd.o src/statement.o src/dimension.o \
-	src/budgetadmin.o src/dropguard.o src/grid.o
+	src/budgetadmin.o src/dropguard.o src/grid.o \
+	src/quantstate.o src/quantile.o
 DATA = sql/uldp--0.1.sql sql/uldp--0.1--0.2.sql sql/uldp--0.2--0.3.sql \
 	sql/uldp--0.3--0.4.sql sql/uldp--0.4--0.5.sql
 REGRESS = uldp_mean uldp_range uldp_parallel uldp_budget uldp_errors uldp_protect uldp_ledger uldp_vector uldp_sgd uldp_gate uldp_statement uldp_count
