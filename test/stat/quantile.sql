@@ -23,7 +23,7 @@
 --     or below every one-row user; user-weighted it is near 500.  The median's user-weighted rank (n = 1001) lies within 0.2 of 0.5,
 --     i.e. it lies among the one-row users: P(false failure) <= 2 x 7.2e-13.
 -- (c) Neighbours.  D: 40 users, user i with 1 + i % 4 rows in [2^(i - 36), 2^(i - 35)); D' = D plus
---     a user with one row at 1.25 x 2^-33.  K = 1200 releases of
+--     a user with one row at 1.25 x 2^-33.  K = 1000 releases of
 --     user_dp_quantile(v, u, 1, 0.1, 0, 8) on each (q = 0.1 keeps the count's noise on the target,
 --     0.1 Z, below the selection's own spread, so that the law depends on its parameter), binned
 --     at 2^-35, 2^-33, 2^-31, 2^-29 (5 bins).  The exact laws (computed from the mechanism,
@@ -33,12 +33,12 @@
 --        P(false failure) <= 5 x 4 x 1e-8 = 2e-7.
 --      * fit: each table's counts fit its exact law, Pearson's X^2 < 38.2397 (chi-square df 4 at
 --        1e-7): P(false failure) <= 2 x 1e-7.  Power: against a selection run with its whole
---        share (exp(-0.9 s), 1.9-DP for this non-monotone score), P(not rejected) <= 0.0046;
---        against every row weighing one user, <= 2.9e-38.
+--        share (exp(-0.9 s), 1.9-DP for this non-monotone score), P(not rejected) <= 0.063;
+--        against every row weighing one user, <= 3.6e-29.
 -- False failures of the whole file: 2.6e-7 + 1.5e-12 + 2e-7 + 2e-7 < 6.6e-7 <= 1e-6.
 --
 -- Releases are charged by a background worker that cannot see uncommitted rows: the role, its
--- budget and the data are committed first and removed at the end.  2408 releases.
+-- budget and the data are committed first and removed at the end.  2008 releases.
 \set prefix uldp_stat_q_
 \ir ../lib/prelude.sql
 
@@ -99,15 +99,15 @@ FROM (SELECT side, x,
       FROM weighting g) r
 ORDER BY side;
 
--- (c) neighbours: K = 1200 releases on D and on D'; "WHERE g = g" makes the subquery correlated,
+-- (c) neighbours: K = 1000 releases on D and on D'; "WHERE g = g" makes the subquery correlated,
 -- so it runs (and releases) once per g
 CREATE TEMP TABLE releases (tbl text, x float8);
 INSERT INTO releases SELECT 'D', (SELECT user_dp_quantile(v, u, 1.0, 0.1, 0, 8) FROM uldp_stat_q_nb WHERE u <> 99 AND g = g)
-    FROM generate_series(1, 1200) g;
+    FROM generate_series(1, 1000) g;
 INSERT INTO releases SELECT 'D''', (SELECT user_dp_quantile(v, u, 1.0, 0.1, 0, 8) FROM uldp_stat_q_nb WHERE g = g)
-    FROM generate_series(1, 1200) g;
-SELECT is((SELECT count(*) FROM releases WHERE x BETWEEN 0 AND 8), 2400::bigint, '2400 releases, all within the bounds');
-SELECT is((SELECT count(*) FROM uldp.ledger WHERE function = 'user_dp_quantile'), 2408::bigint,
+    FROM generate_series(1, 1000) g;
+SELECT is((SELECT count(*) FROM releases WHERE x BETWEEN 0 AND 8), 2000::bigint, '2000 releases, all within the bounds');
+SELECT is((SELECT count(*) FROM uldp.ledger WHERE function = 'user_dp_quantile'), 2008::bigint,
     'each release was charged');
 
 -- the exact laws (thresholds.py) of the bins (-inf, 2^-35), [2^-35, 2^-33), ..., [2^-29, inf)
@@ -124,17 +124,17 @@ SELECT ok(lcb <= 1.0, format('privacy, bin %s: counts D %s, D'' %s (exact loss %
                              b, n_d, n_d1, round(ln(p_d / p_d1)::numeric, 3),
                              round(ln(nullif(n_d, 0)::float8 / nullif(n_d1, 0))::numeric, 3), round(lcb::numeric, 3)))
 FROM (SELECT *, greatest(0,
-                  ln(nullif(pg_temp.kl_bound(n_d, 1200, ln(1e8), false), 0) / pg_temp.kl_bound(n_d1, 1200, ln(1e8), true)),
-                  ln(nullif(pg_temp.kl_bound(n_d1, 1200, ln(1e8), false), 0) / pg_temp.kl_bound(n_d, 1200, ln(1e8), true))
+                  ln(nullif(pg_temp.kl_bound(n_d, 1000, ln(1e8), false), 0) / pg_temp.kl_bound(n_d1, 1000, ln(1e8), true)),
+                  ln(nullif(pg_temp.kl_bound(n_d1, 1000, ln(1e8), false), 0) / pg_temp.kl_bound(n_d, 1000, ln(1e8), true))
               ) AS lcb
       FROM counts) c
 ORDER BY b;
 SELECT ok(x2 < 38.2397, format('fit, %s: X^2 = %s < 38.2397 (chi-square df 4, 1e-7); counts/expected %s', tbl, round(x2::numeric, 2), detail))
-FROM (SELECT 'D' AS tbl, sum((n_d - 1200 * p_d) ^ 2 / (1200 * p_d)) AS x2,
-             string_agg(format('%s/%s', n_d, round((1200 * p_d)::numeric, 1)), ', ' ORDER BY b) AS detail FROM counts
+FROM (SELECT 'D' AS tbl, sum((n_d - 1000 * p_d) ^ 2 / (1000 * p_d)) AS x2,
+             string_agg(format('%s/%s', n_d, round((1000 * p_d)::numeric, 1)), ', ' ORDER BY b) AS detail FROM counts
       UNION ALL
-      SELECT 'D''', sum((n_d1 - 1200 * p_d1) ^ 2 / (1200 * p_d1)),
-             string_agg(format('%s/%s', n_d1, round((1200 * p_d1)::numeric, 1)), ', ' ORDER BY b) FROM counts) f
+      SELECT 'D''', sum((n_d1 - 1000 * p_d1) ^ 2 / (1000 * p_d1)),
+             string_agg(format('%s/%s', n_d1, round((1000 * p_d1)::numeric, 1)), ', ' ORDER BY b) FROM counts) f
 ORDER BY tbl;
 
 SELECT * FROM finish();
