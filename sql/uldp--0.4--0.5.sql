@@ -138,6 +138,51 @@ CREATE AGGREGATE user_dp_sum_ci(value boolean, user_id anyelement, epsilon float
 	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.user_combinefn,
 	SERIALFUNC = uldp.user_serialfn, DESERIALFUNC = uldp.user_deserialfn, PARALLEL = SAFE);
 
+-- user_dp_quantile (issue 12) ------------------------------------------------
+--
+-- The q-quantile of the rows, where the rows of each user together weigh one:
+-- a noisy user count (epsilon / 10), then an exponential mechanism on a
+-- floating-point grid (the rest).  The state keeps every row (user key and
+-- value, src/quantstate.c): a user's weight is known only once all partial
+-- states are combined.  Booleans count as 0 and 1; NULL for a bound means
+-- that it is not given.
+
+CREATE FUNCTION uldp.quantile_transfn(internal, float8, anyelement, float8, float8)
+	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_quantile_transfn' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION uldp.quantile_transfn(internal, float8, anyelement, float8, float8, float8, float8)
+	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_quantile_transfn' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION uldp.quantile_transfn(internal, boolean, anyelement, float8, float8)
+	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_quantile_bool_transfn' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION uldp.quantile_transfn(internal, boolean, anyelement, float8, float8, float8, float8)
+	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_quantile_bool_transfn' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION uldp.quantile_combinefn(internal, internal)
+	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_quantile_combinefn' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION uldp.quantile_serialfn(internal)
+	RETURNS bytea AS 'MODULE_PATHNAME', 'uldp_quantile_serialfn' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp.quantile_deserialfn(bytea, internal)
+	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_quantile_deserialfn' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp.quantile_finalfn(internal)
+	RETURNS float8 AS 'MODULE_PATHNAME', 'uldp_quantile_finalfn' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE AGGREGATE user_dp_quantile(value float8, user_id anyelement, epsilon float8, q float8) (
+	SFUNC = uldp.quantile_transfn, STYPE = internal, FINALFUNC = uldp.quantile_finalfn,
+	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.quantile_combinefn,
+	SERIALFUNC = uldp.quantile_serialfn, DESERIALFUNC = uldp.quantile_deserialfn, PARALLEL = SAFE);
+CREATE AGGREGATE user_dp_quantile(value float8, user_id anyelement, epsilon float8, q float8,
+								  lower float8, upper float8) (
+	SFUNC = uldp.quantile_transfn, STYPE = internal, FINALFUNC = uldp.quantile_finalfn,
+	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.quantile_combinefn,
+	SERIALFUNC = uldp.quantile_serialfn, DESERIALFUNC = uldp.quantile_deserialfn, PARALLEL = SAFE);
+CREATE AGGREGATE user_dp_quantile(value boolean, user_id anyelement, epsilon float8, q float8) (
+	SFUNC = uldp.quantile_transfn, STYPE = internal, FINALFUNC = uldp.quantile_finalfn,
+	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.quantile_combinefn,
+	SERIALFUNC = uldp.quantile_serialfn, DESERIALFUNC = uldp.quantile_deserialfn, PARALLEL = SAFE);
+CREATE AGGREGATE user_dp_quantile(value boolean, user_id anyelement, epsilon float8, q float8,
+								  lower float8, upper float8) (
+	SFUNC = uldp.quantile_transfn, STYPE = internal, FINALFUNC = uldp.quantile_finalfn,
+	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.quantile_combinefn,
+	SERIALFUNC = uldp.quantile_serialfn, DESERIALFUNC = uldp.quantile_deserialfn, PARALLEL = SAFE);
+
 -- uldp.cost -------------------------------------------------------------------
 --
 -- What a query would charge, without running it: planned and prepared as

@@ -23,6 +23,7 @@
 #include "dropguard.h"
 #include "gate.h"
 #include "protect.h"
+#include "quantile.h"
 #include "random.h"
 #include "release.h"
 #include "sgd.h"
@@ -80,6 +81,7 @@ _PG_init(void)
 	uldp_register_release("range_finalfn", uldp_scalar_plan);
 	uldp_register_release("count_finalfn", uldp_scalar_plan);
 	uldp_register_release("count_ci_finalfn", uldp_scalar_plan);
+	uldp_register_release("quantile_finalfn", uldp_quantile_plan);
 	uldp_register_release("vector_mean_finalfn", uldp_vector_mean_plan);
 	uldp_register_release("sgd_finalfn", uldp_sgd_plan);
 }

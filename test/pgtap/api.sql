@@ -9,7 +9,7 @@ LOAD 'uldp';
 -- a role with nothing but PUBLIC's privileges
 CREATE ROLE uldp_tap_api_nobody NOLOGIN;
 
-SELECT plan(113);
+SELECT plan(117);
 
 -- ---------------------------------------------------------------------------
 -- aggregates (public schema): 3 arities x 2, polymorphic user id
@@ -102,6 +102,37 @@ SELECT is(
     ARRAY['internal/uldp.user_count_transfn/uldp.user_combinefn/uldp.user_serialfn/uldp.user_deserialfn/r/s'],
     'both counts: the scalar per-user state, partial aggregation, read-only final function, parallel safe');
 
+SELECT is(
+    (SELECT array_agg(p.oid::regprocedure::text || ' -> ' || p.prorettype::regtype::text ORDER BY p.oid::regprocedure::text)
+     FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace AND p.proname = 'user_dp_quantile'),
+    ARRAY['user_dp_quantile(boolean,anyelement,double precision,double precision) -> double precision',
+          'user_dp_quantile(boolean,anyelement,double precision,double precision,double precision,double precision) -> double precision',
+          'user_dp_quantile(double precision,anyelement,double precision,double precision) -> double precision',
+          'user_dp_quantile(double precision,anyelement,double precision,double precision,double precision,double precision) -> double precision'],
+    'user_dp_quantile(value, user_id, epsilon, q [, lower, upper]) on float8 and boolean returns float8');
+SELECT is(
+    (SELECT array_agg(DISTINCT format('%s/%s/%s/%s/%s/%s/%s/%s', a.aggtranstype::regtype, a.aggtransfn,
+                                      a.aggcombinefn, a.aggserialfn, a.aggdeserialfn, a.aggfinalfn,
+                                      a.aggfinalmodify, p.proparallel))
+     FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+     WHERE p.pronamespace = 'public'::regnamespace AND p.proname = 'user_dp_quantile'),
+    ARRAY['internal/uldp.quantile_transfn/uldp.quantile_combinefn/uldp.quantile_serialfn/uldp.quantile_deserialfn/uldp.quantile_finalfn/r/s'],
+    'user_dp_quantile: its own state (every row), partial aggregation, read-only final function, parallel safe');
+SELECT is(
+    (SELECT array_agg(p.oid::regprocedure::text || ' ' || p.prosrc || '/' || p.proparallel::text
+                      ORDER BY p.oid::regprocedure::text) FROM pg_proc p
+     WHERE p.pronamespace = 'uldp'::regnamespace AND p.proname LIKE 'quantile\_%'
+       AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'c')),
+    ARRAY['uldp.quantile_combinefn(internal,internal) uldp_quantile_combinefn/s',
+          'uldp.quantile_deserialfn(bytea,internal) uldp_quantile_deserialfn/s',
+          'uldp.quantile_finalfn(internal) uldp_quantile_finalfn/s',
+          'uldp.quantile_serialfn(internal) uldp_quantile_serialfn/s',
+          'uldp.quantile_transfn(internal,boolean,anyelement,double precision,double precision) uldp_quantile_bool_transfn/s',
+          'uldp.quantile_transfn(internal,boolean,anyelement,double precision,double precision,double precision,double precision) uldp_quantile_bool_transfn/s',
+          'uldp.quantile_transfn(internal,double precision,anyelement,double precision,double precision) uldp_quantile_transfn/s',
+          'uldp.quantile_transfn(internal,double precision,anyelement,double precision,double precision,double precision,double precision) uldp_quantile_transfn/s'],
+    'the support functions of user_dp_quantile are C and parallel safe; booleans have their own transition');
+
 -- polymorphic resolution for common user id types: the type of a view column is resolved at
 -- parse time, so this checks the signatures without releasing anything
 CREATE TEMP VIEW api_resolved AS SELECT
@@ -112,13 +143,20 @@ CREATE TEMP VIEW api_resolved AS SELECT
     user_dp_range(1.0, 'a'::text, 1.0) AS range_text,
     user_dp_range(1.0, 1::bigint, 1.0, 0, 1) AS range_bigint,
     user_dp_range(1.0, gen_random_uuid(), 1.0, 0, 1, 0.5) AS range_uuid,
-    user_dp_range(1.0, 1::numeric, 1.0) AS range_numeric;
+    user_dp_range(1.0, 1::numeric, 1.0) AS range_numeric,
+    user_dp_quantile(1, 'a'::text, 1.0, 0.5) AS quantile_int_text,
+    user_dp_quantile(1.5::numeric, 1::bigint, 1.0, 0.5, 0, NULL) AS quantile_numeric_bigint,
+    user_dp_quantile(1.5::real, gen_random_uuid(), 1.0, 0.5, NULL, 1) AS quantile_real_uuid,
+    user_dp_quantile(true, 1, 1.0, 0.5) AS quantile_bool_int;
 SELECT is((SELECT array_agg(format('%s %s', attname, atttypid::regtype) ORDER BY attnum)
            FROM pg_attribute WHERE attrelid = 'api_resolved'::regclass AND attnum > 0),
     ARRAY['mean_text double precision', 'mean_bigint double precision', 'mean_uuid double precision',
           'mean_int double precision', 'range_text uldp.range', 'range_bigint uldp.range',
-          'range_uuid uldp.range', 'range_numeric uldp.range'],
-    'text, bigint, uuid, int and numeric user ids resolve; mean -> float8, range -> uldp.range');
+          'range_uuid uldp.range', 'range_numeric uldp.range', 'quantile_int_text double precision',
+          'quantile_numeric_bigint double precision', 'quantile_real_uuid double precision',
+          'quantile_bool_int double precision'],
+    'text, bigint, uuid, int and numeric user ids resolve; mean -> float8, range -> uldp.range; '
+    'quantile takes int, numeric, real and boolean values without casts -> float8');
 SELECT ok(to_regprocedure('public.user_dp_mean(float8, text, float8)') IS NULL
           AND to_regprocedure('public.user_dp_mean(float8, anyelement)') IS NULL,
     'there is no non-polymorphic or epsilon-free overload');
@@ -155,7 +193,10 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    '_public_check',
                                    '_safe_time_add', '_safe_time_sub', '_safe_time_neg', '_safe_date_trunc',
                                    '_safe_date_part', '_safe_age', '_safe_cast_timestamp', '_safe_cast_timestamptz',
-                                   '_like_pattern_check', '_safe_like', '_safe_ilike', '_safe_lower', '_safe_upper'],
+                                   '_like_pattern_check', '_safe_like', '_safe_ilike', '_safe_lower', '_safe_upper',
+
+                                   'quantile_transfn', 'quantile_combinefn', 'quantile_serialfn',
+                                   'quantile_deserialfn', 'quantile_finalfn'],
     'schema uldp has exactly the expected functions');
 SELECT columns_are('uldp', 'budget_data',
     ARRAY['role', 'epsilon_limit', 'delta_limit', 'epsilon_spent', 'delta_spent'], 'budget_data columns');
@@ -256,6 +297,9 @@ SELECT ok((SELECT bool_and(has_function_privilege('uldp_tap_api_nobody', p.oid, 
            FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace
              AND p.proname IN ('user_dp_mean', 'user_dp_range')),
     'PUBLIC can execute all six aggregates');
+SELECT ok((SELECT bool_and(has_function_privilege('uldp_tap_api_nobody', p.oid, 'EXECUTE')) AND count(*) = 4
+           FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace AND p.proname = 'user_dp_quantile'),
+    'PUBLIC can execute the four user_dp_quantile aggregates');
 SELECT ok(has_schema_privilege('uldp_tap_api_nobody', 'uldp', 'USAGE'), 'PUBLIC has USAGE on schema uldp');
 SELECT ok(NOT has_schema_privilege('uldp_tap_api_nobody', 'uldp', 'CREATE'), 'PUBLIC cannot CREATE in schema uldp');
 SELECT ok(NOT has_table_privilege('uldp_tap_api_nobody', 'uldp.budget_data', 'SELECT'), 'PUBLIC cannot read uldp.budget_data');

@@ -7,6 +7,8 @@ gamma function Q(df/2, x/2), computed by its series / continued fraction (Numeri
 (Poisson sum) to ~1e-14 relative; quantiles by bisection.  Run:  python3 test/stat/thresholds.py
 """
 import math
+import struct
+from fractions import Fraction
 
 # ---------------------------------------------------------------------------------------------
 # distributions
@@ -567,6 +569,198 @@ def vector_mean():
     print("   main test: %d events x 4 bounds x %g = %.2g" % (len(cs), VM_NB_ALPHA, len(cs) * 4 * VM_NB_ALPHA))
 
 
+# ---------------------------------------------------------------------------------------------
+# quantile.sql: user_dp_quantile (src/quantile.c), with the floating-point grid of src/grid.c
+
+Q_SHIFT = 52 - 24          # ULDP_FLOAT_GRID_BITS = 24 mantissa bits kept
+Q_MAXMAG = 1e300
+
+
+def q_mag_bits(m):
+    return struct.unpack('<Q', struct.pack('<d', m))[0] >> Q_SHIFT
+
+
+class FloatGrid:
+    """src/grid.c's floating-point grid over [lower, upper]"""
+
+    def __init__(self, lower, upper, minmag):
+        self.minmag = minmag
+        self.zero = self.mag_key(Q_MAXMAG)
+        self.first = self.raw_key(lower)
+        self.domain = self.raw_key(upper) - self.first + 1
+
+    def mag_key(self, x):
+        m = abs(x)
+        return 0 if m < self.minmag else q_mag_bits(m) - q_mag_bits(self.minmag) + 1
+
+    def raw_key(self, x):
+        return self.zero + self.mag_key(x) if x >= 0 else self.zero - self.mag_key(x)
+
+    def key(self, x):
+        raw = self.raw_key(x)
+        return min(raw - min(raw, self.first), self.domain - 1)
+
+    def value(self, key):
+        raw = self.first + key
+        k = raw - self.zero if raw >= self.zero else self.zero - raw
+        if k == 0:
+            return 0.0
+        b = ((k - 1 + q_mag_bits(self.minmag)) << Q_SHIFT) | (1 << (Q_SHIFT - 1))
+        m = struct.unpack('<d', struct.pack('<Q', b))[0]
+        return m if raw >= self.zero else -m
+
+
+def q_grid(lower, upper):
+    """the grid of a release with these bounds (None: not given)"""
+    lo = -Q_MAXMAG if lower is None else lower
+    hi = Q_MAXMAG if upper is None else upper
+    both = lower is not None and upper is not None
+    return FloatGrid(lo, hi, math.ldexp(hi - lo, -40) if both else 0.0), lo, hi
+
+
+def q_shares(eps):
+    """(count epsilon as the sampler rounds it, exponential mechanism parameter): noise.c runs
+    the selection with epsilon (1 - 2^-24), and every release spends epsilon (1 - 2^-40)"""
+    spent = eps * (1 - 2.0 ** -40)
+    return dyadic_floor(spent / 10), spent * 9 / 10 / 2 * (1 - 2.0 ** -24)
+
+
+def quantile_law(rows, q, eps, lower, upper, cuts, em_scale=1.0, row_weights=False):
+    """The exact law of user_dp_quantile(v, u, eps, q, lower, upper) on rows [(u, v)] over the
+    bins (-inf, cuts[0]), [cuts[0], cuts[1]), ..., [cuts[-1], inf) of its output, summed over
+    the noisy count (|z| <= 60 / eps_count; the rest has mass < e^-60).  em_scale multiplies the
+    selection's parameter and row_weights gives every row the weight of a user: the
+    alternatives of the power computations."""
+    g, lo, hi = q_grid(lower, upper)
+    users = {}
+    for i, (u, v) in enumerate(rows):
+        users.setdefault(i if row_weights else u, []).append(v)
+    one = 1 << 32
+    weight = {}
+    for vs in users.values():
+        for v in vs:
+            k = g.key(min(max(v, lo), hi))
+            weight[k] = weight.get(k, 0) + one // len(vs)
+    zero_key = g.key(0.0) if lo <= 0 <= hi else None
+
+    def output(k):
+        return min(max(0.0 if k == zero_key else g.value(k), lo), hi)
+
+    def first_key(c):
+        a, b = 0, g.domain
+        while a < b:
+            mid = (a + b) // 2
+            if output(mid) >= c:
+                b = mid
+            else:
+                a = mid + 1
+        return a
+
+    edges = [0] + [first_key(c) for c in cuts] + [g.domain]
+    segments, position, below = [], 0, 0
+    for k in sorted(weight):
+        if k > position:
+            segments.append((position, k - position, below, below))
+        segments.append((k, 1, below, below + weight[k]))
+        below += weight[k]
+        position = k + 1
+    if position < g.domain:
+        segments.append((position, g.domain - position, below, below))
+    pieces = []
+    for start, length, low, high in segments:
+        for b in range(len(edges) - 1):
+            x0, x1 = max(start, edges[b]), min(start + length, edges[b + 1])
+            if x1 > x0:
+                pieces.append((b, math.log(x1 - x0), low, high))
+    eps_count, e = q_shares(eps)
+    e *= em_scale
+    p = math.exp(-eps_count)
+    law = [0.0] * (len(edges) - 1)
+    zmax = int(60 / eps_count) + 1
+    for z in range(-zmax, zmax + 1):
+        pz = (1 - p) / (1 + p) * p ** abs(z)
+        target = math.floor(Fraction(q) * min(max(len(users) + z, 0), one) * one)
+        logs = [(b, lw - e * min(max(low - target, target - high, 0), 1 << 64) / one)
+                for b, lw, low, high in pieces]
+        top = max(lw for _, lw in logs)
+        w = [0.0] * len(law)
+        for b, lw in logs:
+            w[b] += math.exp(lw - top)
+        total = sum(w)
+        for b in range(len(law)):
+            law[b] += pz * w[b] / total
+    return law
+
+
+def quantile_rank_failure(q, n, t, slack, keys, eps):
+    """An upper bound on P(|W(< x) - q n| > t users) for the release x: with Z the count's noise
+    and s the selected key's score, |W(< x) - q n| <= s + w_b + q |Z| (w_b the weight of the
+    selected key, at most "slack" with the fixed-point roundings), and given Z with
+    q (n + Z) in [0, n] some key scores 0, so P(s >= a | Z) <= keys e^(-e a)."""
+    eps_count, e = q_shares(eps)
+    p = math.exp(-eps_count)
+    zmax = int(n * (1 - q) / q) - 1
+    total = 2 * p ** (zmax + 1) / (1 + p)   # P(|Z| > zmax): counted as failures
+    for z in range(zmax + 1):
+        pz = (1 - p) / (1 + p) * (1 if z == 0 else 2) * p ** z
+        total += pz * math.exp(min(0.0, math.log(keys) - e * (t - slack - q * z)))
+    return total
+
+
+Q_N = 10000
+Q_TOL = 0.02
+Q_SLACK = 3
+Q_W_N = 1001
+Q_W_TOL = 0.2
+Q_K = 1000
+Q_NB_Q = 0.1
+Q_NB_CUTS = [2.0 ** j for j in (-35, -33, -31, -29)]
+Q_NB_ALPHA = 1e-8
+Q_NB_FIT = 1e-7
+
+
+def q_audit_rows():
+    """D: 40 users, user i with 1 + i % 4 rows in binade [2^(i - 36), 2^(i - 35)); D' adds a user
+    with one row in binade 3"""
+    d = [(i, 2.0 ** (i - 36) * (1.1 + 0.2 * j)) for i in range(40) for j in range(1 + i % 4)]
+    return d, d + [(99, 2.0 ** -33 * 1.25)]
+
+
+def quantile():
+    print("== quantile.sql")
+    total = 0.0
+    for lower, upper in ((None, None), (0, 1e5)):
+        keys = q_grid(lower, upper)[0].domain
+        for q in (0.1, 0.5, 0.9):
+            f = quantile_rank_failure(q, Q_N, Q_TOL * Q_N, Q_SLACK, keys, 1.0)
+            total += f
+            print("   accuracy, bounds %s, %d keys, q %g: P(|rank - q| > %g) <= %.3g"
+                  % ((lower, upper), keys, q, Q_TOL, f))
+    keys = q_grid(None, None)[0].domain
+    f = quantile_rank_failure(0.5, Q_W_N, Q_W_TOL * Q_W_N, 2, keys, 1.0)
+    total += 2 * f
+    print("   weighting, %d users, q 0.5: P(|rank - 0.5| > %g) <= %.3g (each of 2)" % (Q_W_N, Q_W_TOL, f))
+    d, dp = q_audit_rows()
+    law_d = quantile_law(d, Q_NB_Q, 1.0, 0, 8, Q_NB_CUTS)
+    law_dp = quantile_law(dp, Q_NB_Q, 1.0, 0, 8, Q_NB_CUTS)
+    print("   audit: K = %d, p_D  %s" % (Q_K, ", ".join("%.6f" % x for x in law_d)))
+    print("                     p_D' %s" % ", ".join("%.6f" % x for x in law_dp))
+    print("          loss %s; min expected count %.1f"
+          % (["%+.3f" % math.log(a / b) for a, b in zip(law_d, law_dp)], Q_K * min(law_d + law_dp)))
+    bins = len(law_d)
+    crit = chi2_isf(Q_NB_FIT, bins - 1)
+    print("          privacy: %d bins x 4 bounds x %g = %.2g; fit: crit(%g, df %d) = %.4f, 2 tables"
+          % (bins, Q_NB_ALPHA, 4 * bins * Q_NB_ALPHA, Q_NB_FIT, bins - 1, up(crit)))
+    total += 4 * bins * Q_NB_ALPHA + 2 * Q_NB_FIT
+    for label, kw in (("the selection with its whole share (not halved)", {"em_scale": 2.0}),
+                      ("every row weighing one user", {"row_weights": True})):
+        alt = quantile_law(d, Q_NB_Q, 1.0, 0, 8, Q_NB_CUTS, **kw)
+        lam = Q_K * sum((a - b) ** 2 / b for a, b in zip(alt, law_d))
+        print("          power vs %s: noncentrality %.0f, P(not rejected) <= %.2g"
+              % (label, lam, pearson_power_failure(Q_K, alt, law_d, crit)))
+    print("   false failures of the file <= %.2g" % total)
+
+
 if __name__ == "__main__":
     self_check()
     noise()
@@ -575,3 +769,4 @@ if __name__ == "__main__":
     discrete_gaussian()
     discrete_gaussian_large()
     vector_mean()
+    quantile()
