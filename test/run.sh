@@ -7,9 +7,11 @@
 #   4. attack      test/attack/*.sh (sorted) with bash, each in a fresh database uldp_attack_<name>:
 #                  shell-driven tests that need several sessions or server restarts
 #                  (a file passes iff it exits 0; see test/attack/lib/attack.sh)
+#   5. docs        test/docs/*.sh (sorted) with bash, each with a database uldp_docs_<name>: the
+#                  documentation's SQL runs (test/docs/cookbook.sh runs every block of doc/cookbook.md)
 # and print "N passed, N failed" (N = test files). Exits non-zero if anything failed.
 #
-# Usage: bash test/run.sh [regress] [pgtap] [stat] [attack]      (default: all four stages)
+# Usage: bash test/run.sh [regress] [pgtap] [stat] [attack] [docs]    (default: all five stages)
 #   ULDP_NO_BUILD=1  skip dependency install and build (use what is installed)
 #   ULDP_KEEP=1      keep the temp dir (cluster, server.log, regression.diffs) for inspection
 #   ULDP_PORT        cluster port (default 54329)
@@ -185,68 +187,72 @@ stage_prove() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# stage_attack: run test/attack/*.sh (sorted) with bash, as root, in the cluster's environment;
-# each file gets a fresh database uldp_attack_<name> with the uldp extension (dropped afterwards
-# unless ULDP_KEEP=1) and counts as one test: it passes iff it exits 0 within ULDP_ATTACK_TIMEOUT
-# seconds (default 300) and leaves the cluster running.
-stage_attack() {
-    header "attack: test/attack/*.sh"
+# stage_scripts LABEL SUBDIR DBVAR: run test/SUBDIR/*.sh (sorted) with bash, as root, in the cluster's
+# environment; each file gets a fresh database uldp_SUBDIR_<name> with the uldp extension, named to
+# it in the environment variable DBVAR (dropped afterwards unless ULDP_KEEP=1), and counts as one
+# test: it passes iff it exits 0 within ULDP_ATTACK_TIMEOUT seconds (default 300) and leaves the
+# cluster running.
+#   attack: test/attack/*.sh, ULDP_ATTACK_DB (see test/attack/lib/attack.sh)
+#   docs:   test/docs/*.sh, ULDP_DOCS_DB (the SQL of the documentation runs)
+stage_scripts() {
+    local label="$1" subdir="$2" dbvar="$3"
+    header "$label: test/$subdir/*.sh"
     local files=() f name db rc t0 npass=0 nfail=0 timeout="${ULDP_ATTACK_TIMEOUT:-300}"
-    if [ -d "$ULDP_REPO/test/attack" ]; then
-        mapfile -d '' -t files < <(find "$ULDP_REPO/test/attack" -maxdepth 1 -type f -name '*.sh' -print0 \
+    if [ -d "$ULDP_REPO/test/$subdir" ]; then
+        mapfile -d '' -t files < <(find "$ULDP_REPO/test/$subdir" -maxdepth 1 -type f -name '*.sh' -print0 \
             | LC_ALL=C sort -z)
     fi
     if [ "${#files[@]}" -eq 0 ]; then
-        echo "no test/attack/*.sh files yet: skipping"
+        echo "no test/$subdir/*.sh files yet: skipping"
         return
     fi
     export PGHOST PGPORT PGUSER ULDP_PGDATA ULDP_PGTMP ULDP_PGLOG ULDP_PGBIN ULDP_KEEP
     for f in "${files[@]}"; do
         name="$(basename "$f" .sh)"
-        db="uldp_attack_$name"
+        db="uldp_${subdir}_$name"
         echo
-        echo "--- test/attack/$name.sh (database $db)"
+        echo "--- test/$subdir/$name.sh (database $db)"
         t0=$SECONDS
         if ! uldp_psql -d postgres -q -c 'SET client_min_messages = warning' \
                 -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" \
             || ! uldp_psql -d "$db" -q -c 'CREATE EXTENSION uldp'; then
-            echo "--- test/attack/$name.sh: could not set up database $db: failed"
+            echo "--- test/$subdir/$name.sh: could not set up database $db: failed"
             nfail=$((nfail + 1))
             continue
         fi
         rc=0
-        ULDP_ATTACK_DB="$db" timeout -k 10 "$timeout" bash "$f" </dev/null 2>&1 || rc=$?
+        env "$dbvar=$db" timeout -k 10 "$timeout" bash "$f" </dev/null 2>&1 || rc=$?
         if [ "$rc" -eq 130 ]; then exit 130; fi
         if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "--- timed out after ${timeout}s"; fi
         if ! uldp_cluster_running; then
-            echo "--- the cluster is not running after test/attack/$name.sh: restarting it"
+            echo "--- the cluster is not running after test/$subdir/$name.sh: restarting it"
             [ "$rc" -ne 0 ] || rc=1
             uldp_cluster_ctl start \
                 || uldp_die "could not restart the cluster"
         fi
         if [ "$rc" -eq 0 ]; then
             npass=$((npass + 1))
-            echo "--- test/attack/$name.sh: ok ($((SECONDS - t0))s)"
+            echo "--- test/$subdir/$name.sh: ok ($((SECONDS - t0))s)"
         else
             nfail=$((nfail + 1))
-            echo "--- test/attack/$name.sh: FAILED (exit status $rc, $((SECONDS - t0))s)"
+            echo "--- test/$subdir/$name.sh: FAILED (exit status $rc, $((SECONDS - t0))s)"
         fi
         if [ "${ULDP_KEEP:-0}" != 1 ]; then
             uldp_psql -d postgres -q -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" \
                 || uldp_warn "could not drop database $db"
         fi
     done
-    record attack "$npass" "$nfail"
+    record "$label" "$npass" "$nfail"
 }
 
 # ---------------------------------------------------------------------------------------------
 main() {
     local stages=("$@") s
-    [ "${#stages[@]}" -gt 0 ] || stages=(regress pgtap stat attack)
+    [ "${#stages[@]}" -gt 0 ] || stages=(regress pgtap stat attack docs)
     for s in "${stages[@]}"; do
         case "$s" in
-            regress | pgtap | stat | attack) ;;
-            *) uldp_die "unknown stage '$s' (regress, pgtap, stat, attack)" ;;
+            regress | pgtap | stat | attack | docs) ;;
+            *) uldp_die "unknown stage '$s' (regress, pgtap, stat, attack, docs)" ;;
         esac
     done
 
@@ -267,7 +273,8 @@ main() {
             regress) stage_regress ;;
             pgtap) stage_prove pgTAP pgtap uldp_tap ;;
             stat) stage_prove statistical stat uldp_stat ;;
-            attack) stage_attack ;;
+            attack) stage_scripts attack attack ULDP_ATTACK_DB ;;
+            docs) stage_scripts docs docs ULDP_DOCS_DB ;;
         esac
         echo "(stage $s took ${SECONDS}s)"
     done
