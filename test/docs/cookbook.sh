@@ -12,10 +12,11 @@
 #
 # A block passes iff psql runs it without an error (ON_ERROR_STOP), and, for an analyst block, if
 # every number it prints is finite: no NaN, no +-Infinity, no NULL, no magnitude of 1e300 or more
-# (what a release without bounds prints when it found too few users to choose an interval), and
-# no model without weights. Each block runs in a psql session of its own (psql variables set by
-# \gset do not carry over to the next block). One TAP line per block; the file exits 1 if any
-# block failed, after running them all, and names them.
+# (what a release without bounds prints when it found too few users to choose an interval), no
+# model without weights and no empty array (what models and vector means release for too few
+# users). Each block runs in a psql session of its own (psql variables set by \gset do not carry
+# over to the next block). One TAP line per block; the file exits 1 if any block failed, after
+# running them all, and names them.
 #
 # Run by the "docs" stage of test/run.sh (bash test/run.sh docs), which passes its running cluster
 # (PGHOST PGPORT PGUSER ULDP_PGDATA ULDP_PGTMP ULDP_PGLOG) and the database name ULDP_DOCS_DB. Alone,
@@ -135,7 +136,8 @@ check_numbers() {
         {
             for (i = 1; i <= NF; i++) {
                 if ($i == "(null)") { bad("NULL"); continue }
-                if (index($i, "\"weights\": []")) bad("a model without weights")
+                if (index($i, "\"weights\": []") || $i == "[]" || $i == "{}")
+                    bad("an empty model or vector (too few users)")
                 n = split($i, token, /[^-+.0-9A-Za-z]+/)
                 for (j = 1; j <= n; j++) {
                     t = token[j]
