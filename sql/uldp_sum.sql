@@ -13,10 +13,11 @@ SELECT count(*) AS orders, count(DISTINCT user_id) AS customers, sum(amount) AS 
 	   avg(r) AS share_returned
 FROM orders, LATERAL (SELECT avg(returned::int) r FROM orders o WHERE o.user_id = orders.user_id) s;
 
--- the signatures: values of any numeric type, booleans, integer constants
-SELECT round(user_dp_sum(amount, user_id, 1.0)::numeric, 2) AS revenue,
+-- the signatures: values of any numeric type, booleans, integer constants (without bounds,
+-- 400 users need an epsilon above 1 for a private interval)
+SELECT round(user_dp_sum(amount, user_id, 2.0)::numeric, 2) AS revenue,
 	   round(user_dp_sum(amount, user_id, 1.0, 0, 500)::numeric, 2) AS revenue_bounded,
-	   round(user_dp_sum(1, user_id, 1.0)::numeric, 2) AS orders,
+	   round(user_dp_sum(1, user_id, 2.0)::numeric, 2) AS orders,
 	   round(user_dp_sum(item::int2, user_id, 1.0, 0, 30)::numeric, 2) AS items,
 	   round(user_dp_mean(returned, user_id, 1.0)::numeric, 4) AS share_returned,
 	   round(user_dp_mean(amount::real, user_id, 1.0)::numeric, 2) AS basket
@@ -24,7 +25,7 @@ FROM orders;
 
 -- without bounds, when most users have the same value (here most never returned an order),
 -- the private interval collapses onto it and the others are clipped: bounds avoid that
-SELECT round(user_dp_sum(returned, user_id, 1.0)::numeric, 2) AS returned_no_bounds,
+SELECT round(user_dp_sum(returned, user_id, 2.0)::numeric, 2) AS returned_no_bounds,
 	   round(user_dp_sum(returned, user_id, 1.0, 0, 7)::numeric, 2) AS returned_bounded
 FROM orders;
 
@@ -38,9 +39,9 @@ SELECT round(user_dp_mean(amount, user_id, 1.0, 0, 100)::numeric, 2) AS plain FR
 SET uldp.test_seed = 7;
 SELECT round((e).estimate::numeric, 2) AS estimate, round((e).ci_lower::numeric, 2) AS ci_lower,
 	   round((e).ci_upper::numeric, 2) AS ci_upper
-FROM (SELECT user_dp_sum_ci(amount, user_id, 1.0) AS e FROM orders) s;
+FROM (SELECT user_dp_sum_ci(amount, user_id, 2.0) AS e FROM orders) s;
 SET uldp.test_seed = 7;
-SELECT round(user_dp_sum(amount, user_id, 1.0)::numeric, 2) AS plain FROM orders;
+SELECT round(user_dp_sum(amount, user_id, 2.0)::numeric, 2) AS plain FROM orders;
 
 -- each user's total is clamped, not its rows: with a huge epsilon the noise vanishes
 CREATE TABLE ledger_rows (user_id int, amount float8);
@@ -51,8 +52,8 @@ FROM ledger_rows;
 
 -- NULL for an optional parameter means "not given"; one bound alone is kept
 SET uldp.test_seed = 11;
-SELECT round(user_dp_sum(amount, user_id, 1.0, NULL, NULL)::numeric, 2) AS no_bounds,
-	   round(user_dp_sum(amount, user_id, 1.0, 0, NULL)::numeric, 2) AS lower_only,
+SELECT round(user_dp_sum(amount, user_id, 2.0, NULL, NULL)::numeric, 2) AS no_bounds,
+	   round(user_dp_sum(amount, user_id, 2.0, 0, NULL)::numeric, 2) AS lower_only,
 	   round(user_dp_mean(amount, user_id, 1.0, 0, 100, NULL)::numeric, 2) AS no_tau,
 	   user_dp_mean(amount, user_id, 1.0, NULL, 10) <= 10 AS upper_only
 FROM orders;

@@ -16,8 +16,9 @@
  * With tau (and both bounds), the interval is PrivateRange's (range.c).
  *
  * Otherwise (one bound or none):
- *	1. the private median m and median absolute deviation s (range.c, a
- *	   floating-point grid, scale free);
+ *	1. the private median m (range.c, a floating-point grid, scale free),
+ *	   and a scale s: the private median distance from m of the users that
+ *	   do not share m's value (off_atom_scale);
  *	2. a ladder of half-widths t_j = s 2^(j / 2), j = 0, 1, ..., up to
  *	   LADDER_OCTAVES octaves (or the values' width), and one selection by
  *	   the exponential mechanism with score #{users with |x - m| > t_j}
@@ -29,9 +30,6 @@
  *	   clipping in hindsight does (doc/accuracy.md), and never far above the
  *	   farthest user, since each further octave loses a factor
  *	   exp(LADDER_DECAY).
- *	When the MAD is (about) 0 (most users share the median's value), the
- *	scale is the private median distance of the other users instead, if a
- *	noisy count says they are enough for it (off_atom_scale).
  *	The interval is [m - t, m + t] within the bounds.  One half-width serves
  *	both sides: the sum's sensitivity is the larger of the two distances
  *	from the centre anyway, so clipping the lighter tail closer would only
@@ -55,19 +53,20 @@
 /* shares of a release's epsilon spent on the interval, without bounds */
 #define SHARE_LADDER 0.2
 /*
- * At most two counts (ULDP_CLIPPING_COUNT_SHARE each), three medians
- * (MAX_SHARE_MEDIAN each) and the ladder: 0.9 of epsilon, so that the sum
- * always keeps a tenth, whatever the noisy counts say.
+ * At most two counts (ULDP_CLIPPING_COUNT_SHARE each), two medians
+ * (MAX_SHARE_MEDIAN each) and the ladder: 0.7 of epsilon, so that the sum
+ * always keeps 0.3, whatever the noisy counts say.
  *
- * The median and the deviation each get between MIN_SHARE_MEDIAN and
+ * The median and the scale each get between MIN_SHARE_MEDIAN and
  * MAX_SHARE_MEDIAN of epsilon, enough for MEDIAN_USERS_EPSILON / (noisy
  * count of users): the exponential mechanism beats the 2^36 keys of a
  * scale-free grid (e^25) when n epsilon / 2, the score gap between the
- * median and values beyond all users, is well above 25.
+ * median and values beyond all users, is well above 25: 40 leaves a
+ * chance of e^-15 to land away from the data.
  */
 #define MIN_SHARE_MEDIAN 0.1
 #define MAX_SHARE_MEDIAN 0.2
-#define MEDIAN_USERS_EPSILON 60.0
+#define MEDIAN_USERS_EPSILON 80.0
 
 #define LADDER_STEPS_PER_OCTAVE 2
 #define LADDER_OCTAVES 64
@@ -190,12 +189,16 @@ median_share(int128 noisy_users, double epsilon)
 }
 
 /*
- * When most users share the centre's value (a rare flag, zero-inflated
- * amounts), the MAD is 0 and says nothing of the other users' spread.
- * Their own median distance from the centre does, if there are enough of
- * them for a scale-free median: a noisy count of the users farther than
- * "atom" from the centre decides (post-processing of a released count),
- * then the private median of their distances.  Returns 0 when they are too
+ * The scale of the users' spread: the median distance from the centre of
+ * the users that do not share its value.  For continuous data that is the
+ * median absolute deviation; when most users share the centre's value (a
+ * rare flag, zero-inflated amounts), the MAD would be 0, or, worse, a
+ * selection from the gap of tiny magnitudes below the smallest positive
+ * distance, which the exponential mechanism favours for its 2^30 keys,
+ * while the other users' distances keep their scale.  A noisy count of the
+ * users farther than "atom" from the centre sets the median's share and
+ * decides whether they are enough for a scale-free median
+ * (post-processing of a released count).  Returns 0 when they are too
  * few; *spent receives the epsilon spent.  Adding or removing a user
  * changes the count by at most one and the set of distances by at most one
  * element, so each step is DP for its share.
@@ -245,6 +248,7 @@ uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
 	double		width;
 	double		scale;
 	double		atom;
+	double		spent;
 	double		half_width;
 
 	if (params->has_tau)
@@ -268,26 +272,20 @@ uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
 	}
 
 	share = median_share(noisy_users, epsilon);
-	clipping.epsilon = 2 * share + epsilon * SHARE_LADDER;
+	clipping.epsilon = share + epsilon * SHARE_LADDER;
 
 	clipping.centre = uldp_private_median(values, n, params->lower, params->upper,
 										  0, share);
 	clipping.centre = Min(Max(clipping.centre, params->lower), params->upper);
 	width = params->upper - params->lower;
-	scale = uldp_private_deviation(values, n, clipping.centre, width, 0, share);
 	/* users within the centre's grid bin (relative 2^-25) share its value */
 	atom = Max(ldexp(fabs(clipping.centre), -22), DBL_MIN);
-	if (scale <= atom)
-	{
-		double		spent;
-
-		scale = off_atom_scale(values, n, clipping.centre, atom, width, epsilon, &spent);
-		clipping.epsilon += spent;
-	}
-	/* with no scale at all, the ladder starts at the atom: users away from
-	 * the centre are clipped onto it */
+	scale = off_atom_scale(values, n, clipping.centre, atom, width, epsilon, &spent);
+	clipping.epsilon += spent;
+	/* with no scale (too few users away from the centre), the ladder starts
+	 * at the atom: users away from the centre are clipped onto it */
 	scale = Max(scale, atom);
-	Assert(clipping.epsilon < 0.9 * epsilon);
+	Assert(clipping.epsilon < 0.7 * epsilon);
 	half_width = private_half_width(values, n, clipping.centre, Min(scale, width),
 									width, epsilon * SHARE_LADDER);
 	clipping.lower = Max(clipping.centre - half_width, params->lower);
