@@ -5,13 +5,13 @@
  *	  to, and the centre their sums are taken around.
  *
  * With both bounds and no tau the interval is the bounds: the naive
- * mechanism, for free.  No data-dependent narrowing of public bounds can
- * stay within a constant factor of its error on every input: a mechanism
- * that narrows [L, U] to exclude U with probability p on some data must,
- * being epsilon'-DP, still narrow with probability p exp(-epsilon' k) once k
- * users are moved to U, and its bias, k (U - L) / n, is then many times
- * the naive noise (about (U - L) / (epsilon n)) for k of a few 1 /
- * epsilon' (doc/accuracy.md).  So the bounds are kept as given.
+ * mechanism, for free.  Narrowing public bounds from the data would pay
+ * twice: its share of epsilon adds noise everywhere, and a mechanism that
+ * narrows [L, U] to exclude U with probability p on some data must, being
+ * epsilon'-DP, still narrow with probability p exp(-epsilon' k) once k
+ * users are moved to U, where its bias, k (U - L) / n, is k epsilon units
+ * of the naive noise.  Never being worse than naive on every input leaves
+ * it little to gain (doc/accuracy.md), so the bounds are kept as given.
  *
  * With tau (and both bounds), the interval is PrivateRange's (range.c).
  *

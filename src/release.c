@@ -254,17 +254,18 @@ release_mean(FunctionCallInfo fcinfo)
 }
 
 /*
- * The sum of the users' clipped totals, in one of two forms, whichever has
- * the smaller noise (decided from public and released values only):
+ * The sum of the users' clipped totals.  With a noisy count already drawn
+ * (the interval was chosen privately), in one of two forms, whichever has
+ * the smaller noise variance (decided from public and released values
+ * only):
  *	- plain: the sum of the clipped values around 0, with noise of
  *	  sensitivity s0 = max(|lower|, |upper|);
  *	- centred: centre * (noisy count) + the sum around the centre, with
- *	  noise of sensitivity s1 = max(upper - centre, centre - lower).
- * With a count already drawn ("count" not NULL), the sum gets "epsilon"
- * either way.  Otherwise the centred form splits epsilon between its sum
- * and a count in proportion to the 2/3 powers of s1 and |centre|, which
- * minimises the variance 2 (s1 / e1)^2 + 2 (centre / e2)^2 under
- * e1 + e2 = epsilon to 2 (s1^(2/3) + |centre|^(2/3))^3 / epsilon^2.
+ *	  noise of sensitivity s1 = max(upper - centre, centre - lower), which
+ *	  wins when the interval is wide around a centre near 0.
+ * Without a count (public bounds, centre in the middle), s0 = s1 + |centre|
+ * and no split of epsilon between a centred sum and a count beats the plain
+ * sum ((s1^(2/3) + |c|^(2/3))^3 >= (s1 + |c|)^2), so the sum is plain.
  */
 static ScalarRelease
 clipped_sum(const double *values, int64 n, UldpClipping clipping,
@@ -273,33 +274,10 @@ clipped_sum(const double *values, int64 n, UldpClipping clipping,
 	double		s0 = Max(fabs(clipping.lower), fabs(clipping.upper));
 	double		s1 = Max(clipping.upper - clipping.centre, clipping.centre - clipping.lower);
 	double		c = fabs(clipping.centre);
-	bool		centred;
-	double		epsilon_sum = epsilon;
-	NoisyCount	drawn;
 	ScalarRelease release;
 
-	if (count != NULL)
-	{
-		double		count_sd = 1 / count->epsilon;
-
-		centred = (s1 * s1 + c * c * count_sd * count_sd * epsilon * epsilon) < s0 * s0;
-	}
-	else
-	{
-		double		p1 = pow(s1, 2.0 / 3);
-		double		p2 = pow(c, 2.0 / 3);
-
-		centred = pow(p1 + p2, 3) < s0 * s0;
-		if (centred)
-		{
-			/* neither part gets less than a hundredth: the samplers' range */
-			epsilon_sum = epsilon * Min(Max(p1 / (p1 + p2), 0.01), 0.99);
-			drawn = noisy_count(n, epsilon - epsilon_sum);
-			count = &drawn;
-		}
-	}
-
-	if (!centred)
+	if (count == NULL ||
+		!(s1 * s1 + c * c * (epsilon / count->epsilon) * (epsilon / count->epsilon) < s0 * s0))
 	{
 		UldpClipping around_zero = clipping;
 		FixedSum	fixed;
@@ -312,8 +290,8 @@ clipped_sum(const double *values, int64 n, UldpClipping clipping,
 		around_zero.lower = Min(clipping.lower, 0);
 		around_zero.upper = Max(clipping.upper, 0);
 		fixed = fixed_sum(values, n, around_zero);
-		noisy = fixed.sum + uldp_discrete_laplace(fixed.steps, epsilon_sum);
-		k = uldp_discrete_laplace_tail(fixed.steps, epsilon_sum, 2 * CI_ALPHA);
+		noisy = fixed.sum + uldp_discrete_laplace(fixed.steps, epsilon);
+		k = uldp_discrete_laplace_tail(fixed.steps, epsilon, 2 * CI_ALPHA);
 		release.estimate = fixed.grid * (double) noisy;
 		release.ci_lower = fixed.grid * ((double) noisy - k);
 		release.ci_upper = fixed.grid * ((double) noisy + k);
@@ -321,8 +299,8 @@ clipped_sum(const double *values, int64 n, UldpClipping clipping,
 	else
 	{
 		FixedSum	fixed = fixed_sum(values, n, clipping);
-		int128		noisy_sum = fixed.sum + uldp_discrete_laplace(fixed.steps, epsilon_sum);
-		double		k_sum = uldp_discrete_laplace_tail(fixed.steps, epsilon_sum, CI_ALPHA);
+		int128		noisy_sum = fixed.sum + uldp_discrete_laplace(fixed.steps, epsilon);
+		double		k_sum = uldp_discrete_laplace_tail(fixed.steps, epsilon, CI_ALPHA);
 		double		k_count = uldp_discrete_laplace_tail(1, count->epsilon, CI_ALPHA);
 		double		count_low = Max((double) count->value - k_count, 0);
 		double		count_high = Max((double) count->value + k_count, 0);

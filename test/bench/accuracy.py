@@ -17,7 +17,7 @@ For each (n, m), epsilon in {0.1, 1.0} and bounds [0, 100] (narrow) or [-1e6, 1e
 measures the RMSE over R releases of
   (1) tau     user_dp_mean(x, user_id, eps, lower, upper, tau), tau = ceil(max_u |avg_u - target|)
               (the data's concentration radius: the assumption of Levy et al. 2021)
-  (2) bounds  user_dp_mean(x, user_id, eps, lower, upper)
+  (2) bounds  user_dp_mean(x, user_id, eps, lower, upper): the naive mechanism with a noisy count
   (3) none    user_dp_mean(x, user_id, eps)  (does not use the bounds; run for both widths)
   (4) naive   clamp the user averages to [lower, upper], add Laplace((upper - lower) / (n eps)) to
               their mean, clamp the result to [lower, upper]; simulated in numpy with n known and
@@ -49,7 +49,7 @@ WIDTHS = {"narrow": (0.0, 100.0), "wide": (-1e6, 1e6)}
 MODES = ["tau", "bounds", "none"]
 LABELS = {
     "tau": "(1) user_dp_mean, tau given",
-    "bounds": "(2) user_dp_mean, bounds, no tau",
+    "bounds": "(2) user_dp_mean, bounds, no tau (naive, noisy n)",
     "none": "(3) user_dp_mean, no bounds",
     "naive": "(4) naive: clamp + Laplace((U-L)/(n eps))",
     "paper": "(5) paper rate sqrt(2) 8 tau/(n eps)",
@@ -249,14 +249,15 @@ def config_cells(r):
 def rmse_table(results):
     out = [
         "| n | m | eps | bounds | tau | (1) tau | (2) bounds | (3) none | (4) naive | (5) paper "
-        "| (1)/(5) | (2)/(5) | (3)/(5) | (1)/(4) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| (1)/(5) | (2)/(5) | (3)/(5) | (1)/(4) | (2)/(4) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in sorted_rows(results):
-        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             config_cells(r), fmt(r["tau"]), fmt(r["bounds"]), fmt(r["none"]), fmt(r["naive"]),
             fmt(r["paper"]), fmt_ratio(r["tau"] / r["paper"]), fmt_ratio(r["bounds"] / r["paper"]),
-            fmt_ratio(r["none"] / r["paper"]), fmt_ratio(r["tau"] / r["naive"])))
+            fmt_ratio(r["none"] / r["paper"]), fmt_ratio(r["tau"] / r["naive"]),
+            fmt_ratio(r["bounds"] / r["naive"])))
     return "\n".join(out)
 
 
@@ -275,17 +276,24 @@ def robust_table(results):
 
 READING_START = "<!-- reading: kept when the file is regenerated -->"
 READING_END = "<!-- /reading -->"
+# the block of test/bench/accuracy_releases.py, kept as is too
+RELEASES_START = "<!-- releases: written by test/bench/accuracy_releases.py -->"
+RELEASES_END = "<!-- /releases -->"
 
 
-def old_reading(path):
+def old_block(path, start=READING_START, end=READING_END):
     try:
         with open(path) as f:
             text = f.read()
     except FileNotFoundError:
         return None
-    if READING_START in text and READING_END in text:
-        return text[text.index(READING_START):text.index(READING_END) + len(READING_END)]
+    if start in text and end in text:
+        return text[text.index(start):text.index(end) + len(end)]
     return None
+
+
+def old_reading(path):
+    return old_block(path)
 
 
 def main():
@@ -329,13 +337,14 @@ def main():
 
     plot(results, os.path.join(out_dir, "accuracy.png"))
     md_path = os.path.join(out_dir, "accuracy.md")
-    text = markdown(results, reps, seconds, build, old_reading(md_path))
+    text = markdown(results, reps, seconds, build, old_reading(md_path),
+                    old_block(md_path, RELEASES_START, RELEASES_END))
     with open(md_path, "w") as f:
         f.write(text)
     print(rmse_table(results))
 
 
-def markdown(results, reps, seconds, build, reading):
+def markdown(results, reps, seconds, build, reading, releases=None):
     ratios = [r["tau"] / r["paper"] for r in results]
     good = [x for x in ratios if x <= 2.5]
     bad = ["n=%d m=%d eps=%g [%g, %g]: %s" % (r["n"], r["m"], r["eps"], r["lower"], r["upper"],
@@ -353,8 +362,9 @@ def markdown(results, reps, seconds, build, reading):
 Regenerate with `bash test/bench/accuracy.sh` (%s on 2 cores; %d releases per method and
 configuration, `ULDP_ACC_REPS` changes that). These numbers: %s.
 The raw numbers are saved to `test/bench/accuracy.json`; `/usr/bin/python3 test/bench/accuracy.py --results test/bench/accuracy.json`
-redraws the figure and this file from them without a database. The section "Reading" is kept
-as is when the file is regenerated: check it against the new numbers.
+redraws the figure and this file from them without a database. The section "Reading" and the
+block of `test/bench/accuracy_releases.py` (the releases of issue 12) are kept as they are when
+the file is regenerated: check the reading against the new numbers.
 
 ## Setup
 
@@ -363,11 +373,15 @@ as is when the file is regenerated: check it against the new numbers.
   measured against it.
 - tau (for method 1) is the data's concentration radius max_u |avg_u - target|, rounded up to an
   integer: the assumption of Levy et al. (2021) that all user averages lie within tau of the mean.
-- Methods: (1) `user_dp_mean(x, user_id, eps, L, U, tau)`; (2) `user_dp_mean(x, user_id, eps, L, U)`;
-  (3) `user_dp_mean(x, user_id, eps)`, which ignores the bounds (measured separately for both
-  widths); (4) the naive mechanism: clamp the user averages to [L, U], add Laplace noise of
-  scale (U - L) / (n eps) to their mean, clamp to [L, U] (simulated in numpy, %d draws, with
-  n known and replace-one sensitivity: optimistic for it); (5) the rate of Levy et al.,
+- Methods: (1) `user_dp_mean(x, user_id, eps, L, U, tau)` (PrivateRange with eps/2, then the
+  winsorized mean); (2) `user_dp_mean(x, user_id, eps, L, U)`, which is the naive mechanism with
+  the number of users private: the averages clamped to [L, U], their sum around (L + U)/2 with
+  discrete Laplace noise at 3/4 eps, a noisy count at 1/4 eps; (3) `user_dp_mean(x, user_id, eps)`,
+  which ignores the bounds (a noisy count, a private median and deviation, a half-width from the
+  exponential mechanism; measured separately for both widths); (4) the naive mechanism with n
+  known: clamp the user averages to [L, U], add Laplace noise of scale (U - L) / (n eps) to their
+  mean, clamp to [L, U] (simulated in numpy, %d draws, replace-one sensitivity: optimistic for
+  it, and (2) pays for the count it does not know); (5) the rate of Levy et al.,
   RMSE of Lap(8 tau / (n eps)) = sqrt(2) 8 tau / (n eps).
 - Releases use secure randomness (`uldp.test_seed = 0`). With %d releases per cell an RMSE has a
   relative standard error of about 7%% when errors are roughly normal, far more when a few
@@ -383,18 +397,18 @@ as is when the file is regenerated: check it against the new numbers.
 
 ## Typical error and failures
 
-The RMSE is dominated by rare failed releases (a range far from the data). The median absolute
-error, and the fraction of releases whose error exceeds tau (an estimate outside the cloud of
-user averages):
+Where the RMSE is far above the typical error, rare failed releases dominate it (a range or an
+interval far from the data). The median absolute error, and the fraction of releases whose error
+exceeds tau (an estimate outside the cloud of user averages):
 
 %s
 
-## Reading
+%s## Reading
 
 %s
 """ % ("%d s" % seconds if seconds < 120 else "about %d minutes" % round(seconds / 60), reps,
        build, NAIVE_REPS, reps, rmse_table(results), float(np.median(ratios)), summary,
-       robust_table(results), reading)
+       robust_table(results), (releases + "\n\n") if releases else "", reading)
 
 
 if __name__ == "__main__":
