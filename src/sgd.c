@@ -410,7 +410,7 @@ user_gradient(const SgdProblem *problem, const UldpUserRows *user,
  */
 static void
 winsorized_descent(const SgdProblem *problem, const int64 *members,
-				   int64 nmembers, double count, double rho_step,
+				   int64 nmembers, const UldpUserCount *count, double rho_step,
 				   double lambda, const double *anchor, double *theta)
 {
 	int			width = problem->dim + 1;
@@ -449,7 +449,8 @@ winsorized_descent(const SgdProblem *problem, const int64 *members,
 
 /* Algorithm 4: phases of fresh users and growing regularization. */
 static void
-phased_erm(const SgdProblem *problem, double count, double rho, double *theta)
+phased_erm(const SgdProblem *problem, const UldpUserCount *count, double rho,
+		   double *theta)
 {
 	int			width = problem->dim + 1;
 	int			phases = problem->options.phases;
@@ -457,7 +458,7 @@ phased_erm(const SgdProblem *problem, double count, double rho, double *theta)
 	int8	   *phase_of = palloc_extended(Max(problem->nusers, 1), MCXT_ALLOC_HUGE);
 	double	   *anchor = palloc0(width * sizeof(double));
 	double		lambda = problem->options.gradient_clip /
-		(problem->options.radius * sqrt(Max(count, 1)));
+		(problem->options.radius * sqrt(Max(count->noisy, 1)));
 
 	/* phase k < K with probability 2^-k: the number of leading ones + 1 */
 	for (int64 i = 0; i < problem->nusers; i++)
@@ -476,14 +477,14 @@ phased_erm(const SgdProblem *problem, double count, double rho, double *theta)
 	for (int phase = 1; phase <= phases; phase++)
 	{
 		int64		nmembers = 0;
-		double		phase_count;
+		UldpUserCount phase_count;
 
 		for (int64 i = 0; i < problem->nusers; i++)
 			if (phase_of[i] == phase)
 				members[nmembers++] = i;
 		phase_count = uldp_noisy_count(nmembers, rho * COUNT_SHARE);
 		memcpy(anchor, theta, width * sizeof(double));
-		winsorized_descent(problem, members, nmembers, phase_count,
+		winsorized_descent(problem, members, nmembers, &phase_count,
 						   rho_per_step(&problem->options, rho),
 						   ldexp(lambda, 2 * phase), anchor, theta);
 	}
@@ -617,7 +618,7 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 	double		delta;
 	double		rho;
 	double		rho_rest;
-	double		count;
+	UldpUserCount count;
 	double		typical_norm;
 	double	   *theta;
 	SgdProblem	problem = {0};
@@ -634,7 +635,7 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 										   uldp_highdim_bytes_per_point(problem.dim + 1));
 	count = uldp_noisy_count(problem.nusers, rho * COUNT_SHARE);
 	rho_rest = rho_for_steps(&problem.options, rho);
-	if (!uldp_enough_users(count, rho * COUNT_SHARE, delta * ULDP_SPEND_MARGIN))
+	if (!uldp_enough_users(&count, rho * COUNT_SHARE, delta * ULDP_SPEND_MARGIN))
 		PG_RETURN_DATUM(model_jsonb(&problem.options, NULL, 0, epsilon, delta));
 
 	typical_norm = problem.options.feature_radius;
@@ -642,12 +643,16 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 	{
 		typical_norm = uldp_private_scale(user_rms(&problem, false), problem.nusers,
 										  SCALE_MIN, SCALE_MAX, rho * SCALE_SHARE);
+		typical_norm = Max(typical_norm, SCALE_MIN);
 		problem.options.feature_radius = FEATURE_RADIUS_PER_MEDIAN(problem.options.loss) * typical_norm;
 	}
 	if (problem.options.loss == LOSS_SQUARED && problem.options.label_bound == 0)
-		problem.options.label_bound = LABEL_BOUND_PER_MEDIAN *
-			uldp_private_scale(user_rms(&problem, true), problem.nusers,
-							   SCALE_MIN, SCALE_MAX, rho * SCALE_SHARE);
+	{
+		double		typical_label = uldp_private_scale(user_rms(&problem, true), problem.nusers,
+													   SCALE_MIN, SCALE_MAX, rho * SCALE_SHARE);
+
+		problem.options.label_bound = LABEL_BOUND_PER_MEDIAN * Max(typical_label, SCALE_MIN);
+	}
 	complete_options(&problem.options, typical_norm);
 	clip_rows(&problem);
 	problem.smoothness = (typical_norm * typical_norm + 1) *
@@ -655,10 +660,10 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 
 	theta = palloc0((problem.dim + 1) * sizeof(double));
 	if (problem.options.method == METHOD_WINSORIZED)
-		winsorized_descent(&problem, NULL, problem.nusers, count,
+		winsorized_descent(&problem, NULL, problem.nusers, &count,
 						   rho_per_step(&problem.options, rho_rest), 0, theta, theta);
 	else
-		phased_erm(&problem, count, rho_rest, theta);
+		phased_erm(&problem, &count, rho_rest, theta);
 	if (problem.options.step_size == 0)
 		problem.options.step_size = 1 / (problem.smoothness + problem.options.l2);
 	PG_RETURN_DATUM(model_jsonb(&problem.options, theta, problem.dim + 1, epsilon, delta));
