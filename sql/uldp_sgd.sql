@@ -106,18 +106,32 @@ SELECT model_round(m, 2) -> 'weights' AS weights_150,
 		   AS inside_ball
 FROM (SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6) AS m FROM sgd_rows WHERE user_id <= 150) s;
 
+-- a boolean label is 1 (true) or 0 (false): the same model as the label 0/1, draw for draw
+SET uldp.test_seed = 45;
+SELECT model_round(user_dp_sgd(x, c, user_id, 2.0, 1e-6, '{"loss": "logistic", "iterations": 30}'))
+	-> 'weights' AS float_label
+FROM sgd_rows;
+SET uldp.test_seed = 45;
+SELECT model_round(user_dp_sgd(x, c = 1, user_id, 2.0, 1e-6, '{"loss": "logistic", "iterations": 30}'))
+	-> 'weights' AS boolean_label
+FROM sgd_rows;
+-- without options: the squared loss on 0 and 1
+SET uldp.test_seed = 45;
+SELECT model_round(user_dp_sgd(x, c = 1, user_id, 2.0, 1e-6)) ->> 'loss' AS five_arguments FROM sgd_rows;
+SELECT user_dp_sgd(x, NULL::boolean, user_id, 2.0, 1e-6) -> 'weights' AS null_labels_skipped FROM sgd_rows;
+
 -- one-hot features: 3 categories besides a reference one (the zero row), 400 users, 60% of them
 -- in the reference category, so that the median of the users' feature norms is 0; the median is
 -- taken over non-zero rows, and a zero median falls back to the norm of a one-hot row (1):
--- feature_radius 1.5, and a model that tells the categories apart (P(label) 0.2, 0.8, 0.5, 0.9)
+-- feature_radius 1.5, and a model that tells the categories apart; the label is a boolean
 CREATE TABLE sgd_onehot AS
 	SELECT u AS user_id, k,
 		   ARRAY[(k = 1)::int, (k = 2)::int, (k = 3)::int]::float8[] AS x,
-		   ((j + u % 10) % 10 < CASE k WHEN 0 THEN 2 WHEN 1 THEN 8 WHEN 2 THEN 5 ELSE 9 END)::int::float8 AS y
+		   (j + u % 10) % 10 < CASE k WHEN 0 THEN 2 WHEN 1 THEN 8 WHEN 2 THEN 5 ELSE 9 END AS y
 	FROM generate_series(1, 400) u, generate_series(0, 2) j,
 		 LATERAL (SELECT CASE WHEN u % 5 < 3 THEN 0 ELSE 1 + u % 3 END AS k) kk;
 ALTER TABLE sgd_onehot ADD CHECK (cardinality(x) = 3);
-SELECT k, count(DISTINCT user_id) AS users, round(avg(y)::numeric, 2) AS p_label FROM sgd_onehot GROUP BY k ORDER BY k;
+SELECT k, count(DISTINCT user_id) AS users, round(avg(y::int), 2) AS p_label FROM sgd_onehot GROUP BY k ORDER BY k;
 SET uldp.test_seed = 52;
 CREATE TABLE sgd_onehot_models AS
 	SELECT 8 AS epsilon, user_dp_sgd(x, y, user_id, 8.0, 1e-6, '{"loss": "logistic"}') AS model FROM sgd_onehot
@@ -198,6 +212,9 @@ SET SESSION AUTHORIZATION uldp_sgd_analyst;
 SELECT model_round(user_dp_sgd(x, y, user_id, 2.0, 1e-6, '{"iterations": 20}')) AS analyst FROM sgd_protected;
 SELECT jsonb_array_length(user_dp_sgd(x, c, user_id, 2.0, 1e-6, '{"loss": "logistic"}') -> 'weights') AS filtered
 FROM sgd_protected WHERE region = 1;
+SELECT jsonb_array_length(user_dp_sgd(x, c = 1, user_id, 2.0, 1e-6, '{"loss": "logistic"}') -> 'weights')
+	AS boolean_label
+FROM sgd_protected;
 SELECT user_dp_sgd(x, y, region, 2.0, 1e-6) FROM sgd_protected;
 SELECT model_round(user_dp_sgd(x, y, user_id, 2.0, 1e-6)) -> 'weights' AS label_filter FROM sgd_protected WHERE y > 0;
 SELECT x FROM sgd_protected LIMIT 1;
