@@ -25,12 +25,12 @@
  * others say how large rows are, and one-hot or sparse features, where
  * most rows or most users are zero, keep the norm of their non-zero rows.
  * When the noisy count shows too few users for the median to land in the
- * users' central half (vecrelease.c), or when it is zero (most users have
- * no non-zero row), the typical norm (label) is 1, that of a one-hot row
- * (a unit label), and a scale not chosen privately costs nothing: its
- * share goes to the steps.  Every default is then finite and moderate: a
- * garbage median at small n made feature_radius 1e-50 (a constant model)
- * or radius 1e51 (squared loss).
+ * users' central half but with probability SCALE_FAILURE (vecrelease.c),
+ * or when it is zero (most users have no non-zero row), the typical norm
+ * (label) is 1, that of a one-hot row (a unit label), and a scale not
+ * chosen privately costs nothing: its share goes to the steps.  Every
+ * default is then finite and moderate: a garbage median at small n made
+ * feature_radius 1e-50 (a constant model) or radius 1e51 (squared loss).
  *
  * winsorized (Algorithm 3): at each of T steps, every user's average
  * gradient at theta_t is one point; their mean is released by
@@ -77,7 +77,6 @@
 #include "highdim.h"
 #include "params.h"
 #include "random.h"
-#include "range.h"
 #include "sgd.h"
 #include "vecrelease.h"
 #include "vecstate.h"
@@ -97,6 +96,16 @@
  * (see above): the norm of a one-hot row, a label on the unit scale.
  */
 #define FALLBACK_SCALE 1.0
+/*
+ * The probability, whatever the data, that the private scales are chosen
+ * and one misses the users' central half.  A scale in an outer quarter is
+ * still one of the users' own and costs accuracy, not sanity: where this
+ * bound holds, keys exp(-e n / 4) <= 1e-3, the bound on leaving the users'
+ * span, keys exp(-e n / 2), is its square over keys, below 1e-9 (and
+ * below 1e-6 in all, with the count's error).  1e-6 here would need 1.5
+ * times the users.
+ */
+#define SCALE_FAILURE 1e-3
 /*
  * Every scale option lies in [SCALE_MIN, SCALE_MAX], and so does every
  * private scale (the public search domain of uldp_private_scale).  Then
@@ -693,7 +702,7 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 	scales = scales_not_given(&problem.options);
 	private_scales = scales > 0 &&
 		scales * uldp_private_scale_miss(count.at_least, SCALE_MIN, SCALE_MAX,
-										 rho * SCALE_SHARE) <= ULDP_SELECTION_FAILURE;
+										 rho * SCALE_SHARE) <= SCALE_FAILURE;
 	rho_rest = rho_for_steps(rho, private_scales ? scales : 0);
 	typical_norm = problem.options.feature_radius;
 	if (problem.options.feature_radius == 0)

@@ -27,7 +27,8 @@
  * is a few dozen; below, they pick garbage.  So each is used only when the
  * noisy count shows enough users for it to miss with probability at most
  * ULDP_SELECTION_FAILURE whatever the data (uldp_selection_miss, with the
- * count's own error: UldpUserCount.at_least).  That decision is
+ * count's own error: UldpUserCount.at_least; user_dp_sgd's scales allow
+ * more, see sgd.c).  That decision is
  * post-processing of the noisy count and of public parameters, and the
  * budget it saves goes to the mechanisms that follow (doc/privacy.md).
  *
