@@ -274,3 +274,23 @@ CREATE FUNCTION uldp._safe_lower(value text) RETURNS text
 	AS 'MODULE_PATHNAME', 'uldp_safe_lower' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION uldp._safe_upper(value text) RETURNS text
 	AS 'MODULE_PATHNAME', 'uldp_safe_upper' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- learning: small n, one-hot features, boolean labels (issue 12) ---------------
+--
+-- user_dp_sgd with a boolean label (true = 1, false = 0: the labels of logistic
+-- regression).  The transition function reads the label by its declared type;
+-- the final function, and so the release's plan, are those of user_dp_sgd.
+
+CREATE FUNCTION uldp.sgd_transfn(internal, float8[], boolean, anyelement, float8, float8)
+	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_sgd_transfn' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION uldp.sgd_transfn(internal, float8[], boolean, anyelement, float8, float8, jsonb)
+	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_sgd_transfn' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE AGGREGATE user_dp_sgd(features float8[], label boolean, user_id anyelement,
+							 epsilon float8, delta float8) (
+	SFUNC = uldp.sgd_transfn, STYPE = internal, FINALFUNC = uldp.sgd_finalfn,
+	FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE);
+CREATE AGGREGATE user_dp_sgd(features float8[], label boolean, user_id anyelement,
+							 epsilon float8, delta float8, options jsonb) (
+	SFUNC = uldp.sgd_transfn, STYPE = internal, FINALFUNC = uldp.sgd_finalfn,
+	FINALFUNC_MODIFY = READ_ONLY, PARALLEL = SAFE);

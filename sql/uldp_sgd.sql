@@ -26,7 +26,10 @@ CREATE TABLE sgd_rows AS
 ALTER TABLE sgd_rows ADD CHECK (cardinality(x) = 2);
 SELECT count(*) AS rows, count(DISTINCT user_id) AS users FROM sgd_rows;
 
--- linear regression, default options: winsorized gradient descent, private scales
+-- linear regression, default options: winsorized gradient descent, and private scales where the
+-- noisy count shows enough users for them (epsilon 8); at epsilon 1, 300 users are too few, and
+-- the typical feature norm and label are 1 (feature_radius 2.5, label_bound 3, radius 30)
+SELECT model_round(user_dp_sgd(x, y, user_id, 8.0, 1e-6)) FROM sgd_rows;
 SELECT model_round(user_dp_sgd(x, y, user_id, 1.0, 1e-6)) FROM sgd_rows;
 -- with public scales the fit is close to y = 2 x1 - x2 + 0.5
 SET uldp.test_seed = 43;
@@ -96,6 +99,59 @@ SELECT uldp.predict('{"loss": "squared", "weights": 3, "feature_radius": 1}', '{
 SELECT uldp.predict(model, '{1, 2, 3}') FROM sgd_models WHERE name = 'linear';
 SELECT uldp.predict(model, '{1}') FROM sgd_models WHERE name = 'logistic';
 
+-- small n: 150 users at epsilon 1, default options; finite weights close to (2, -1, 0.5), in the ball
+SET uldp.test_seed = 51;
+SELECT model_round(m, 2) -> 'weights' AS weights_150,
+	   sqrt((SELECT sum(w::float8 ^ 2) FROM jsonb_array_elements_text(m -> 'weights') w)) <= (m ->> 'radius')::float8
+		   AS inside_ball
+FROM (SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6) AS m FROM sgd_rows WHERE user_id <= 150) s;
+
+-- a boolean label is 1 (true) or 0 (false): the same model as the label 0/1, draw for draw
+SET uldp.test_seed = 45;
+SELECT model_round(user_dp_sgd(x, c, user_id, 2.0, 1e-6, '{"loss": "logistic", "iterations": 30}'))
+	-> 'weights' AS float_label
+FROM sgd_rows;
+SET uldp.test_seed = 45;
+SELECT model_round(user_dp_sgd(x, c = 1, user_id, 2.0, 1e-6, '{"loss": "logistic", "iterations": 30}'))
+	-> 'weights' AS boolean_label
+FROM sgd_rows;
+-- without options: the squared loss on 0 and 1
+SET uldp.test_seed = 45;
+SELECT model_round(user_dp_sgd(x, c = 1, user_id, 2.0, 1e-6)) ->> 'loss' AS five_arguments FROM sgd_rows;
+SELECT user_dp_sgd(x, NULL::boolean, user_id, 2.0, 1e-6) -> 'weights' AS null_labels_skipped FROM sgd_rows;
+
+-- one-hot features: 3 categories besides a reference one (the zero row), 400 users, 60% of them
+-- in the reference category, so that the median of the users' feature norms is 0; the median is
+-- taken over non-zero rows, and a zero median falls back to the norm of a one-hot row (1):
+-- feature_radius 1.5, and a model that tells the categories apart; the label is a boolean
+CREATE TABLE sgd_onehot AS
+	SELECT u AS user_id, k,
+		   ARRAY[(k = 1)::int, (k = 2)::int, (k = 3)::int]::float8[] AS x,
+		   (j + u % 10) % 10 < CASE k WHEN 0 THEN 2 WHEN 1 THEN 8 WHEN 2 THEN 5 ELSE 9 END AS y
+	FROM generate_series(1, 400) u, generate_series(0, 2) j,
+		 LATERAL (SELECT CASE WHEN u % 5 < 3 THEN 0 ELSE 1 + u % 3 END AS k) kk;
+ALTER TABLE sgd_onehot ADD CHECK (cardinality(x) = 3);
+SELECT k, count(DISTINCT user_id) AS users, round(avg(y::int), 2) AS p_label FROM sgd_onehot GROUP BY k ORDER BY k;
+SET uldp.test_seed = 52;
+CREATE TABLE sgd_onehot_models AS
+	SELECT 8 AS epsilon, user_dp_sgd(x, y, user_id, 8.0, 1e-6, '{"loss": "logistic"}') AS model FROM sgd_onehot
+	UNION ALL
+	SELECT 1, user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"loss": "logistic"}') FROM sgd_onehot;
+SELECT epsilon, (model ->> 'feature_radius')::float8 AS feature_radius,
+	   round(uldp.predict(model, '{0, 0, 0}')::numeric, 2) AS reference,
+	   round(uldp.predict(model, '{1, 0, 0}')::numeric, 2) AS first,
+	   round(uldp.predict(model, '{0, 1, 0}')::numeric, 2) AS second,
+	   round(uldp.predict(model, '{0, 0, 1}')::numeric, 2) AS third
+FROM sgd_onehot_models ORDER BY epsilon DESC;
+-- sparse features: most rows zero, the others of norm 5; the private scale is that of the
+-- non-zero rows (squared loss: feature_radius 2.5 x 5.5, 5.5 the middle of the grid's key for 5)
+SET uldp.test_seed = 53;
+SELECT (user_dp_sgd(CASE WHEN j = 0 THEN x ELSE '{0, 0}' END, y, user_id, 8.0, 1e-6) ->> 'feature_radius')::float8
+	AS sparse_feature_radius
+FROM (SELECT user_id, row_no AS j, ARRAY[5, 0]::float8[] AS x, y FROM sgd_rows) s;
+DROP TABLE sgd_onehot_models;
+DROP TABLE sgd_onehot;
+
 -- too few users: no weights, and predict refuses the model
 SET uldp.test_seed = 48;
 SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6) -> 'weights' AS few_users FROM sgd_rows WHERE user_id <= 5;
@@ -156,6 +212,9 @@ SET SESSION AUTHORIZATION uldp_sgd_analyst;
 SELECT model_round(user_dp_sgd(x, y, user_id, 2.0, 1e-6, '{"iterations": 20}')) AS analyst FROM sgd_protected;
 SELECT jsonb_array_length(user_dp_sgd(x, c, user_id, 2.0, 1e-6, '{"loss": "logistic"}') -> 'weights') AS filtered
 FROM sgd_protected WHERE region = 1;
+SELECT jsonb_array_length(user_dp_sgd(x, c = 1, user_id, 2.0, 1e-6, '{"loss": "logistic"}') -> 'weights')
+	AS boolean_label
+FROM sgd_protected;
 SELECT user_dp_sgd(x, y, region, 2.0, 1e-6) FROM sgd_protected;
 SELECT model_round(user_dp_sgd(x, y, user_id, 2.0, 1e-6)) -> 'weights' AS label_filter FROM sgd_protected WHERE y > 0;
 SELECT x FROM sgd_protected LIMIT 1;

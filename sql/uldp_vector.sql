@@ -27,13 +27,43 @@ FROM (SELECT k, avg(um) AS m
 	  FROM (SELECT user_id, k, avg(v[k]) AS um FROM vec_visits, generate_series(1, 3) k GROUP BY 1, 2) s
 	  GROUP BY k) t;
 
--- the three arities: private radius and tau, given radius, given radius and tau
-SELECT vec_round(user_dp_mean(v, user_id, 1.0, 1e-6)) FROM vec_visits;
-SELECT vec_round(user_dp_mean(v, user_id, 1.0, 1e-6, 10)) FROM vec_visits;
-SELECT vec_round(user_dp_mean(v, user_id, 1.0, 1e-6, 10, 0.5)) FROM vec_visits;
+-- the three arities: private radius and tau, given radius, given radius and tau (at epsilon 8,
+-- 400 users are enough for every private selection)
+SELECT vec_round(user_dp_mean(v, user_id, 8.0, 1e-6)) FROM vec_visits;
+SELECT vec_round(user_dp_mean(v, user_id, 8.0, 1e-6, 10)) FROM vec_visits;
+SELECT vec_round(user_dp_mean(v, user_id, 8.0, 1e-6, 10, 0.5)) FROM vec_visits;
 -- a tau whose box is not smaller than the ball: no range, all of rho to the sum
-SELECT vec_round(user_dp_mean(v, user_id, 1.0, 1e-6, 10, 100)) FROM vec_visits;
+SELECT vec_round(user_dp_mean(v, user_id, 8.0, 1e-6, 10, 100)) FROM vec_visits;
 SELECT pg_typeof(user_dp_mean(v, user_id, 1.0, 1e-6)) FROM vec_visits;
+
+-- small n: at epsilon 1, 400 users are too few for a private radius or private ranges to land
+-- on the data whatever it is (the noisy count must show about 650 users for the radius, 740 for
+-- the ranges of 4 rotated coordinates).  Without radius nothing
+-- is released; with it the ranges are skipped, and the release is the naive mean (the ball and
+-- Gaussian noise), the same as with no range at all
+SET uldp.test_seed = 5;
+SELECT user_dp_mean(v, user_id, 1.0, 1e-6) AS no_radius FROM vec_visits;
+SET uldp.test_seed = 5;
+SELECT vec_round(user_dp_mean(v, user_id, 1.0, 1e-6, 10)) AS private_tau FROM vec_visits;
+SET uldp.test_seed = 5;
+SELECT vec_round(user_dp_mean(v, user_id, 1.0, 1e-6, 10, 100)) AS no_range FROM vec_visits;
+-- 150 users: a given tau's bins need about 420 users here, so even with tau the release is the
+-- naive mean, whose noise has sd 0.3 to 0.5 per coordinate here (the sum's, and the count's
+-- times the coordinate of the mean)
+SELECT array_agg(round(m::numeric, 6) ORDER BY k) AS true_mean_150
+FROM (SELECT k, avg(um) AS m
+	  FROM (SELECT user_id, k, avg(v[k]) AS um FROM vec_visits, generate_series(1, 3) k
+			WHERE user_id <= 150 GROUP BY 1, 2) s
+	  GROUP BY k) t;
+SET uldp.test_seed = 3;
+SELECT vec_round(user_dp_mean(v, user_id, 1.0, 1e-6, 10), 3) AS private_tau_150
+FROM vec_visits WHERE user_id <= 150;
+SET uldp.test_seed = 3;
+SELECT vec_round(user_dp_mean(v, user_id, 1.0, 1e-6, 10, 0.5), 3) AS given_tau_150
+FROM vec_visits WHERE user_id <= 150;
+SET uldp.test_seed = 3;
+SELECT vec_round(user_dp_mean(v, user_id, 1.0, 1e-6, 10, 100), 3) AS no_range_150
+FROM vec_visits WHERE user_id <= 150;
 
 -- the same seed gives the same release
 SET uldp.test_seed = 7;
@@ -64,7 +94,7 @@ FROM (SELECT v, user_id FROM vec_visits
 	  UNION ALL VALUES ('{Infinity,0,0}'::float8[], 10001), ('{0,-Infinity,Infinity}', 10002)) s(v, user_id);
 SET uldp.test_seed = 13;
 SELECT cardinality(r) AS dims, (SELECT bool_and(x > '-Infinity' AND x < 'Infinity') FROM unnest(r) x) AS finite
-FROM (SELECT user_dp_mean(v, g, 1.0, 1e-6) AS r
+FROM (SELECT user_dp_mean(v, g, 8.0, 1e-6) AS r
 	  FROM (VALUES ('{Infinity,1e308,-1e308}'::float8[])) s(v), generate_series(1, 300) g) t;
 
 -- rows are clipped to the ball of radius: the release lies in it

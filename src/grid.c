@@ -8,7 +8,10 @@
  *	- floating-point grid: keys are doubles with their mantissa cut to
  *	  ULDP_FLOAT_GRID_BITS bits, restricted to an interval.  Its resolution
  *	  is relative (scale free): the whole of [-1e300, 1e300] is only about
- *	  2^36 keys.
+ *	  2^36 keys.  The vector releases keep fewer bits (highdim.c,
+ *	  vecrelease.c): a centre or a scale right to a few per cent needs far
+ *	  fewer keys, and the users a selection needs to land among the data
+ *	  grow with the log of the number of keys (uldp_selection_miss).
  *
  * A key maps back to a representative value (the middle of its bin).
  *
@@ -20,8 +23,6 @@
 
 #include "grid.h"
 #include "params.h"
-
-#define FLOAT_GRID_SHIFT (52 - ULDP_FLOAT_GRID_BITS)
 
 /*
  * Sorts keys in place: a least-significant-digit radix sort, 8 bits a pass,
@@ -65,12 +66,12 @@ uldp_sort_keys(uint64 *keys, int64 n)
 }
 
 static uint64
-magnitude_bits(double magnitude)
+magnitude_bits(const UldpGrid *grid, double magnitude)
 {
 	uint64		bits;
 
 	memcpy(&bits, &magnitude, sizeof(bits));
-	return bits >> FLOAT_GRID_SHIFT;
+	return bits >> grid->shift;
 }
 
 /*
@@ -84,7 +85,7 @@ magnitude_key(const UldpGrid *grid, double x)
 
 	if (magnitude < grid->min_magnitude)
 		return 0;
-	return magnitude_bits(magnitude) - magnitude_bits(grid->min_magnitude) + 1;
+	return magnitude_bits(grid, magnitude) - magnitude_bits(grid, grid->min_magnitude) + 1;
 }
 
 /* The raw key of x: zero_key + or - its magnitude key.  Monotone in x. */
@@ -107,8 +108,8 @@ float_raw_value(const UldpGrid *grid, uint64 raw)
 	if (key == 0)
 		return 0;
 	/* the middle of the bin */
-	bits = ((key - 1 + magnitude_bits(grid->min_magnitude)) << FLOAT_GRID_SHIFT) |
-		(UINT64CONST(1) << (FLOAT_GRID_SHIFT - 1));
+	bits = ((key - 1 + magnitude_bits(grid, grid->min_magnitude)) << grid->shift) |
+		(UINT64CONST(1) << (grid->shift - 1));
 	memcpy(&magnitude, &bits, sizeof(bits));
 	return raw >= zero_key ? magnitude : -magnitude;
 }
@@ -126,19 +127,28 @@ uldp_linear_grid(double lower, double upper, double width)
 }
 
 /*
- * A floating-point grid over [lower, upper].  Magnitudes below
- * "min_magnitude" share one key, so that a grid over bounds does not spend
- * most of its keys on numbers too small to matter at the bounds' scale.
+ * A floating-point grid over [lower, upper] that keeps "bits" bits of the
+ * mantissa.  Magnitudes below "min_magnitude" share one key, so that a grid
+ * over bounds does not spend most of its keys on numbers too small to
+ * matter at the bounds' scale.
  */
 UldpGrid
-uldp_float_grid(double lower, double upper, double min_magnitude)
+uldp_float_grid_bits(double lower, double upper, double min_magnitude, int bits)
 {
 	UldpGrid	grid = {0};
 
 	grid.min_magnitude = min_magnitude;
+	grid.shift = 52 - bits;
 	grid.first = float_raw_key(&grid, lower);
 	grid.domain = float_raw_key(&grid, upper) - grid.first + 1;
 	return grid;
+}
+
+/* The same with ULDP_FLOAT_GRID_BITS bits. */
+UldpGrid
+uldp_float_grid(double lower, double upper, double min_magnitude)
+{
+	return uldp_float_grid_bits(lower, upper, min_magnitude, ULDP_FLOAT_GRID_BITS);
 }
 
 uint64

@@ -19,13 +19,19 @@
  *	     h = 2 tau sqrt(2 ln(2P/b) / P).
  *	   A quarter of rho pays for the P selections (and the tau selection),
  *	   each e-bounded-range, so e^2 / 8-zCDP.
- *	   When the box is not smaller than the ball (h sqrt(P) >= radius), or
- *	   tau is ULDP_TAU_NONE, there is no range: c = 0 and the ball alone
- *	   bounds each user, and all of rho goes to the sum.
+ *	   There is no range, c = 0 and the ball alone bounds each user, with
+ *	   all of rho for the sum, when tau is ULDP_TAU_NONE; when a given tau's
+ *	   box would add more noise with 3/4 of rho than the ball with all of
+ *	   it (public); and when the noisy count cannot rule out that a
+ *	   selection misses the data (ranges_reliable): the exponential
+ *	   mechanism needs n e of a few dozen, and a range that misses the data
+ *	   winsorizes every user to the wrong box.  Then the mean is the naive
+ *	   one: the ball and Gaussian noise.
  *	3. Winsorize: z_i = clip(Y_i, box) - c.  Since c lies in the box and
  *	   clipping to a box is a projection, |z_i| <= |Y_i - c| <= radius + |c|;
  *	   also |z_i| <= |h|_2.  So the l2 sensitivity of sum z_i is
- *	   S = min(|h|_2, radius + |c|), or radius without a range.
+ *	   S = min(|h|_2, radius + |c|), or radius without a range; and radius
+ *	   when the range turns out no smaller than the ball.
  *	4. Sum in fixed point: z_i is rounded to a grid of step g = S / K,
  *	   K = floor(sqrt(2 rho_sum) 2^20), then scaled (in integers) into the
  *	   l2 ball of K steps; the integer sum gets discrete Gaussian noise of
@@ -64,6 +70,17 @@
 #define NOISE_STEPS 0x1p20
 /* share of rho spent on the per-coordinate ranges */
 #define RANGE_SHARE 0.25
+/*
+ * Mantissa bits of the grids of the private centres and of the private
+ * tau.  A centre must be told apart from its neighbours at the scale of
+ * tau, rarely below 2^-12 of its magnitude; tau only sets a width that is
+ * doubled anyway, so a quarter of a binade is enough.  Fewer keys let the
+ * selections land on the data with fewer users (uldp_selection_miss).
+ */
+#define CENTRE_BITS 12
+#define TAU_BITS 2
+/* magnitudes below radius 2^-RESOLUTION_BITS count as zero */
+#define RESOLUTION_BITS 40
 
 /* the number of grid steps K per unit of sensitivity (step 4) */
 static int64
@@ -107,6 +124,95 @@ coordinate_factor(int padded)
 	return Min(1.0, sqrt(2 * log(2 * padded / ROTATION_FAILURE) / padded));
 }
 
+/* the half-width of the bins of a given tau */
+static double
+coordinate_tau(double tau, int padded, double radius)
+{
+	/* at most 2^60 bins, well within the grid's limit */
+	return Max(tau * coordinate_factor(padded), radius * 0x1p-60);
+}
+
+/*
+ * Whether a given tau's box pays for its ranges: with 3/4 of rho its
+ * sensitivity |h|_2 = 2 tau' sqrt(P) adds less noise than the ball with
+ * all of rho.
+ */
+static bool
+box_pays(double tau, int padded, double radius)
+{
+	return 2 * tau * coordinate_factor(padded) * sqrt(padded) <
+		radius * sqrt(1 - RANGE_SHARE);
+}
+
+/* the grids of the private centres and of the private tau */
+static UldpGrid
+centre_grid(double radius)
+{
+	return uldp_float_grid_bits(-radius, radius, ldexp(radius, -RESOLUTION_BITS), CENTRE_BITS);
+}
+
+static UldpGrid
+tau_grid(double radius)
+{
+	return uldp_float_grid_bits(0, 2 * radius, ldexp(radius, -RESOLUTION_BITS), TAU_BITS);
+}
+
+/*
+ * The parameters of the selections out of rho: with tau, P equal shares;
+ * without, the P centres share two thirds and tau takes one third.
+ */
+static double
+bin_epsilon(double rho, int padded)
+{
+	return uldp_selection_epsilon(rho / padded);
+}
+
+static double
+centre_epsilon(double rho, int padded)
+{
+	return uldp_selection_epsilon(rho * 2 / 3 / padded);
+}
+
+static double
+tau_epsilon(double rho)
+{
+	return uldp_selection_epsilon(rho / 3);
+}
+
+/*
+ * Whether, for every input of at least "users" users, every selection of
+ * the ranges lands where it should except with probability
+ * ULDP_SELECTION_FAILURE in all: each bin (tau given) or centre inside the
+ * span of its coordinate, and the private tau at or above the distance of
+ * a quarter of the users (uldp_selection_miss).  A bin outside the data,
+ * or a tau below it, would winsorize every user to the wrong box.
+ * "users" is a lower bound from the noisy count, so the decision depends
+ * on the data only through that count (doc/privacy.md).
+ */
+static bool
+ranges_reliable(double users, int padded, double radius, double tau, double rho)
+{
+	double		miss;
+
+	if (tau == ULDP_TAU_PRIVATE)
+	{
+		UldpGrid	centres = centre_grid(radius);
+		UldpGrid	taus = tau_grid(radius);
+
+		miss = padded * uldp_selection_miss((double) centres.domain,
+											centre_epsilon(rho, padded), users, 0.5) +
+			uldp_selection_miss((double) taus.domain, tau_epsilon(rho), users, 0.25);
+	}
+	else
+	{
+		UldpGrid	bins = uldp_linear_grid(-radius, radius, 2 * coordinate_tau(tau, padded, radius));
+
+		miss = padded * uldp_selection_miss((double) bins.domain, bin_epsilon(rho, padded),
+											users, 0.5);
+	}
+	return miss <= ULDP_SELECTION_FAILURE;
+}
+
 static void
 column(const double *rotated, int64 n, int padded, int j, double *out)
 {
@@ -124,13 +230,12 @@ ranges_with_tau(const double *rotated, int64 n, int padded, double radius,
 {
 	UldpParams	params = {0};
 	double	   *values = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
-	double		epsilon = uldp_selection_epsilon(rho / padded);
+	double		epsilon = bin_epsilon(rho, padded);
 
 	params.has_lower = params.has_upper = params.has_bounds = params.has_tau = true;
 	params.lower = -radius;
 	params.upper = radius;
-	/* at most 2^60 bins, well within the grid's limit */
-	params.tau = Max(tau * coordinate_factor(padded), radius * 0x1p-60);
+	params.tau = coordinate_tau(tau, padded, radius);
 	for (int j = 0; j < padded; j++)
 	{
 		UldpInterval range;
@@ -143,24 +248,21 @@ ranges_with_tau(const double *rotated, int64 n, int padded, double radius,
 	pfree(values);
 }
 
-/*
- * Step 2 without tau: private per-coordinate medians, then a private tau.
- * Two thirds of rho for the medians, one third for tau.
- */
+/* Step 2 without tau: private per-coordinate medians, then a private tau. */
 static void
 ranges_private(const double *rotated, int64 n, int padded, double radius,
 			   double rho, double *centre, double *half)
 {
 	double	   *values = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
 	double	   *offset = palloc(padded * sizeof(double));
-	double		epsilon_centre = uldp_selection_epsilon(rho * 2 / 3 / padded);
+	UldpGrid	centres = centre_grid(radius);
+	UldpGrid	taus = tau_grid(radius);
 	double		tau;
 
 	for (int j = 0; j < padded; j++)
 	{
 		column(rotated, n, padded, j, values);
-		centre[j] = uldp_private_median(values, n, -radius, radius,
-										radius * 0x1p-40, epsilon_centre);
+		centre[j] = uldp_grid_median(values, n, &centres, centre_epsilon(rho, padded));
 	}
 	for (int64 i = 0; i < n; i++)
 	{
@@ -168,10 +270,9 @@ ranges_private(const double *rotated, int64 n, int padded, double radius,
 			offset[j] = rotated[i * padded + j] - centre[j];
 		values[i] = uldp_l2_norm(offset, padded);
 	}
-	tau = uldp_private_median(values, n, 0, 2 * radius, radius * 0x1p-40,
-							  uldp_selection_epsilon(rho / 3));
+	tau = uldp_grid_median(values, n, &taus, tau_epsilon(rho));
 	/* the grid does not tell tau from zero below its resolution */
-	tau = Max(tau, radius * 0x1p-40);
+	tau = Max(tau, taus.min_magnitude);
 	for (int j = 0; j < padded; j++)
 		half[j] = 2 * tau * coordinate_factor(padded);
 	pfree(values);
@@ -207,7 +308,7 @@ to_grid(const double *z, int padded, double grid, int64 steps, int64 *out)
 
 void
 uldp_highdim_mean(double *points, int64 n, int dim, double radius, double tau,
-				  double rho, double count, double *result)
+				  double rho, const UldpUserCount *count, double *result)
 {
 	UldpRotation rotation = uldp_rotation_random(dim);
 	int			padded = rotation.padded;
@@ -229,9 +330,9 @@ uldp_highdim_mean(double *points, int64 n, int dim, double radius, double tau,
 		uldp_rotate(&rotation, &points[i * dim], &rotated[i * padded]);
 	}
 
-	/* a range only pays when its box is smaller than the ball (public) */
 	if (!isinf(tau) &&
-		(tau == ULDP_TAU_PRIVATE || 2 * tau * coordinate_factor(padded) * sqrt(padded) < radius))
+		(tau == ULDP_TAU_PRIVATE || box_pays(tau, padded, radius)) &&
+		ranges_reliable(count->at_least, padded, radius, tau, rho * RANGE_SHARE))
 	{
 		rho_sum = rho * (1 - RANGE_SHARE);
 		if (tau == ULDP_TAU_PRIVATE)
@@ -279,7 +380,7 @@ uldp_highdim_mean(double *points, int64 n, int dim, double radius, double tau,
 	{
 		int128		noisy = sum[j] + uldp_discrete_gaussian(NOISE_STEPS * NOISE_STEPS);
 
-		double		estimate = centre[j] + grid * ((double) noisy / Max(count, 1));
+		double		estimate = centre[j] + grid * ((double) noisy / Max(count->noisy, 1));
 
 		z[j] = Min(Max(estimate, -radius), radius);
 	}

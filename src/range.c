@@ -72,6 +72,38 @@ uldp_private_median(const double *values, int64 n, double lower, double upper,
 }
 
 /*
+ * The private median of "values" on a public grid (the vector releases
+ * choose its bits): epsilon-DP (and epsilon-bounded-range) under adding or
+ * removing one value.
+ */
+double
+uldp_grid_median(const double *values, int64 n, const UldpGrid *grid, double epsilon)
+{
+	return private_median(grid, values, n, epsilon);
+}
+
+/*
+ * A bound, for every input of at least "users" values, on the probability
+ * that a private median (epsilon, over "keys" keys) misses by "margin":
+ * that at least (1/2 + margin) of the values lie strictly on one side of
+ * the key it selects.  With margin 1/2 the key lies outside the span of
+ * the values; with margin 1/4, outside their central half.
+ *
+ * The score of such a key is at least (1/2 + margin) n, and that of the
+ * key of the lower median at most n / 2; the mechanism draws a key whose
+ * score exceeds the least by t with probability at most exp(-epsilon t)
+ * times that of the best key, so the keys that miss have probability at
+ * most keys exp(-epsilon margin n) together.  The mechanism runs with
+ * epsilon (1 - 2^-24), within a rounding of 2^-27 epsilon (noise.c):
+ * epsilon (1 - 2^-20) covers both.  The bound falls as n grows.
+ */
+double
+uldp_selection_miss(double keys, double epsilon, double users, double margin)
+{
+	return exp(log(keys) - epsilon * (1 - 0x1p-20) * margin * Max(users, 0));
+}
+
+/*
  * The private median of |value - centre| over the users, on a floating-point
  * grid over [0, width] (the values' interval's width): the median absolute
  * deviation, a scale of the data that a few users cannot move.

@@ -8,6 +8,7 @@
 #ifndef ULDP_RANGE_H
 #define ULDP_RANGE_H
 
+#include "grid.h"
 #include "params.h"
 
 typedef struct UldpInterval
@@ -16,9 +17,19 @@ typedef struct UldpInterval
 	double		upper;
 } UldpInterval;
 
+/*
+ * The probability, whatever the data, that a selection used after a
+ * decision from the noisy count of users (see uldp_selection_miss) misses.
+ */
+#define ULDP_SELECTION_FAILURE 1e-6
+
 extern double uldp_private_median(const double *values, int64 n,
 								  double lower, double upper,
 								  double min_magnitude, double epsilon);
+extern double uldp_grid_median(const double *values, int64 n,
+							   const UldpGrid *grid, double epsilon);
+extern double uldp_selection_miss(double keys, double epsilon, double users,
+								  double margin);
 extern double uldp_private_deviation(const double *values, int64 n,
 									  double centre, double width,
 									  double min_magnitude, double epsilon);

@@ -19,6 +19,19 @@
  * mean squared norms when feature_radius is chosen privately, feature_radius^2
  * when it is given.
  *
+ * Private scales.  The typical feature norm (label) is the private median,
+ * over users, of the root mean square norm of each user's non-zero feature
+ * rows (non-zero labels): clipping leaves zero rows alone, so only the
+ * others say how large rows are, and one-hot or sparse features, where
+ * most rows or most users are zero, keep the norm of their non-zero rows.
+ * When the noisy count shows too few users for the median to land in the
+ * users' central half but with probability SCALE_FAILURE (vecrelease.c),
+ * or when it is zero (most users have no non-zero row), the typical norm
+ * (label) is 1, that of a one-hot row (a unit label), and a scale not
+ * chosen privately costs nothing: its share goes to the steps.  Every
+ * default is then finite and moderate: a garbage median at small n made
+ * feature_radius 1e-50 (a constant model) or radius 1e51 (squared loss).
+ *
  * winsorized (Algorithm 3): at each of T steps, every user's average
  * gradient at theta_t is one point; their mean is released by
  * WinsorizedMeanHighD (highdim.c), the gradient of the regularizer (which
@@ -33,15 +46,16 @@
  * the noisy count of users and G the gradient clip.
  *
  * Privacy (doc/privacy.md proves it).  rho = uldp_zcdp_rho(epsilon, delta).
- * Sequentially: the private feature radius and label bound when not given
- * (rho / 8 each), the noisy count of users (rho / 8, also the threshold
- * below which no model is released, see vecrelease.c); the rest, rho', goes
- * to the steps.  winsorized: each step gets rho' / T.  phased_erm: each
- * user's rows are read by one phase only, and the phases are drawn
- * independently of the data, so by parallel composition (Renyi divergence
- * is jointly quasi-convex) every phase may use all of rho': its own noisy
- * count (rho' / 8) and T steps of 7 rho' / 8T.  Each step's gradients are
- * clipped to the l2 ball of gradient_clip, which bounds one user's point.
+ * Sequentially: the noisy count of users (rho / 8, also the threshold
+ * below which no model is released, see vecrelease.c), the private feature
+ * radius and label bound when not given and the count allows (rho / 8
+ * each); the rest, rho', goes to the steps.  winsorized: each step gets
+ * rho' / T.  phased_erm: each user's rows are read by one phase only, and
+ * the phases are drawn independently of the data, so by parallel
+ * composition (Renyi divergence is jointly quasi-convex) every phase may
+ * use all of rho': its own noisy count (rho' / 8) and T steps of
+ * 7 rho' / 8T.  Each step's gradients are clipped to the l2 ball of
+ * gradient_clip, which bounds one user's point.
  *
  *-------------------------------------------------------------------------
  */
@@ -77,6 +91,21 @@
  */
 #define FEATURE_RADIUS_PER_MEDIAN(loss) ((loss) == LOSS_LOGISTIC ? 1.5 : 2.5)
 #define LABEL_BOUND_PER_MEDIAN 3.0
+/*
+ * The typical feature norm and label when they cannot be chosen privately
+ * (see above): the norm of a one-hot row, a label on the unit scale.
+ */
+#define FALLBACK_SCALE 1.0
+/*
+ * The probability, whatever the data, that the private scales are chosen
+ * and one misses the users' central half.  A scale in an outer quarter is
+ * still one of the users' own and costs accuracy, not sanity: where this
+ * bound holds, keys exp(-e n / 4) <= 1e-3, the bound on leaving the users'
+ * span, keys exp(-e n / 2), is its square over keys, below 1e-9 (and
+ * below 1e-6 in all, with the count's error).  1e-6 here would need 1.5
+ * times the users.
+ */
+#define SCALE_FAILURE 1e-3
 /*
  * Every scale option lies in [SCALE_MIN, SCALE_MAX], and so does every
  * private scale (the public search domain of uldp_private_scale).  Then
@@ -258,20 +287,22 @@ parse_options(Jsonb *jsonb)
 	return options;
 }
 
+/* The number of scales that the options leave to be chosen privately. */
+static int
+scales_not_given(const SgdOptions *options)
+{
+	return (options->feature_radius == 0) +
+		(options->loss == LOSS_SQUARED && options->label_bound == 0);
+}
+
 /*
- * What is left of rho for the gradient steps once the noisy count and the
- * private scales that the options do not give are paid for (public).
+ * What is left of rho for the gradient steps once the noisy count and
+ * "scales" private scales are paid for.
  */
 static double
-rho_for_steps(const SgdOptions *options, double rho)
+rho_for_steps(double rho, int scales)
 {
-	double		rest = rho * (1 - COUNT_SHARE);
-
-	if (options->feature_radius == 0)
-		rest -= rho * SCALE_SHARE;
-	if (options->loss == LOSS_SQUARED && options->label_bound == 0)
-		rest -= rho * SCALE_SHARE;
-	return rest;
+	return rho * (1 - COUNT_SHARE - scales * SCALE_SHARE);
 }
 
 /* The rho of one gradient step (phased_erm: in every phase). */
@@ -295,7 +326,8 @@ check_budget(const SgdOptions *options, double epsilon, double delta)
 {
 	static const char *hint = "Raise epsilon or delta, or lower iterations.";
 	double		rho = uldp_release_rho(epsilon, delta);
-	double		rho_steps = rho_for_steps(options, rho);
+	/* the least the steps can get: every scale not given is paid for */
+	double		rho_steps = rho_for_steps(rho, scales_not_given(options));
 
 	uldp_rho_validate("user_dp_sgd", epsilon, delta, rho * COUNT_SHARE,
 					  rho_per_step(options, rho_steps), hint);
@@ -410,7 +442,7 @@ user_gradient(const SgdProblem *problem, const UldpUserRows *user,
  */
 static void
 winsorized_descent(const SgdProblem *problem, const int64 *members,
-				   int64 nmembers, double count, double rho_step,
+				   int64 nmembers, const UldpUserCount *count, double rho_step,
 				   double lambda, const double *anchor, double *theta)
 {
 	int			width = problem->dim + 1;
@@ -449,7 +481,8 @@ winsorized_descent(const SgdProblem *problem, const int64 *members,
 
 /* Algorithm 4: phases of fresh users and growing regularization. */
 static void
-phased_erm(const SgdProblem *problem, double count, double rho, double *theta)
+phased_erm(const SgdProblem *problem, const UldpUserCount *count, double rho,
+		   double *theta)
 {
 	int			width = problem->dim + 1;
 	int			phases = problem->options.phases;
@@ -457,7 +490,7 @@ phased_erm(const SgdProblem *problem, double count, double rho, double *theta)
 	int8	   *phase_of = palloc_extended(Max(problem->nusers, 1), MCXT_ALLOC_HUGE);
 	double	   *anchor = palloc0(width * sizeof(double));
 	double		lambda = problem->options.gradient_clip /
-		(problem->options.radius * sqrt(Max(count, 1)));
+		(problem->options.radius * sqrt(Max(count->noisy, 1)));
 
 	/* phase k < K with probability 2^-k: the number of leading ones + 1 */
 	for (int64 i = 0; i < problem->nusers; i++)
@@ -476,14 +509,14 @@ phased_erm(const SgdProblem *problem, double count, double rho, double *theta)
 	for (int phase = 1; phase <= phases; phase++)
 	{
 		int64		nmembers = 0;
-		double		phase_count;
+		UldpUserCount phase_count;
 
 		for (int64 i = 0; i < problem->nusers; i++)
 			if (phase_of[i] == phase)
 				members[nmembers++] = i;
 		phase_count = uldp_noisy_count(nmembers, rho * COUNT_SHARE);
 		memcpy(anchor, theta, width * sizeof(double));
-		winsorized_descent(problem, members, nmembers, phase_count,
+		winsorized_descent(problem, members, nmembers, &phase_count,
 						   rho_per_step(&problem->options, rho),
 						   ldexp(lambda, 2 * phase), anchor, theta);
 	}
@@ -492,7 +525,10 @@ phased_erm(const SgdProblem *problem, double count, double rho, double *theta)
 	pfree(anchor);
 }
 
-/* root mean square of |x| (label: of |y|) over each user's rows */
+/*
+ * Per user, the root mean square of |x| (label: of |y|) over its rows
+ * where it is not zero, and 0 for a user without such rows.
+ */
 static double *
 user_rms(const SgdProblem *problem, bool label)
 {
@@ -503,19 +539,42 @@ user_rms(const SgdProblem *problem, bool label)
 	{
 		const UldpUserRows *user = &problem->users[i];
 		double		total = 0;
+		int64		nonzero = 0;
 
 		for (int64 r = 0; r < user->count; r++)
 		{
 			const double *row = &user->rows[r * (dim + 1)];
-			/* the grid ends at SCALE_MAX: clamping keeps the squares finite */
+
+			/*
+			 * the grid ends at SCALE_MAX: clamping keeps the sum of squares
+			 * finite (below 2^32 rows of 1e100)
+			 */
 			double		size = Min(label ? fabs(row[dim]) : uldp_l2_norm(row, dim),
 								   SCALE_MAX);
 
-			total += (size / user->count) * size;
+			if (size > 0)
+			{
+				total += size * size;
+				nonzero++;
+			}
 		}
-		rms[i] = Min(sqrt(total), SCALE_MAX);
+		rms[i] = nonzero > 0 ? Min(sqrt(total / nonzero), SCALE_MAX) : 0;
 	}
 	return rms;
+}
+
+/*
+ * The typical feature norm (or label) of the users, with rho: the private
+ * median of user_rms, or FALLBACK_SCALE when it is zero.
+ */
+static double
+typical_scale(const SgdProblem *problem, bool label, double rho)
+{
+	double	   *rms = user_rms(problem, label);
+	double		median = uldp_private_scale(rms, problem->nusers, SCALE_MIN, SCALE_MAX, rho);
+
+	pfree(rms);
+	return median > 0 ? median : FALLBACK_SCALE;
 }
 
 /* Clips every row (features to X, label to its range), in place. */
@@ -617,8 +676,11 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 	double		delta;
 	double		rho;
 	double		rho_rest;
-	double		count;
+	UldpUserCount count;
+	int			scales;
+	bool		private_scales;
 	double		typical_norm;
+	double		typical_label;
 	double	   *theta;
 	SgdProblem	problem = {0};
 
@@ -633,21 +695,28 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 		problem.users = uldp_vec_user_rows(state, &problem.nusers,
 										   uldp_highdim_bytes_per_point(problem.dim + 1));
 	count = uldp_noisy_count(problem.nusers, rho * COUNT_SHARE);
-	rho_rest = rho_for_steps(&problem.options, rho);
-	if (!uldp_enough_users(count, rho * COUNT_SHARE, delta * ULDP_SPEND_MARGIN))
+	if (!uldp_enough_users(&count, rho * COUNT_SHARE, delta * ULDP_SPEND_MARGIN))
 		PG_RETURN_DATUM(model_jsonb(&problem.options, NULL, 0, epsilon, delta));
 
+	/* private scales only if they all land in the users' central half */
+	scales = scales_not_given(&problem.options);
+	private_scales = scales > 0 &&
+		scales * uldp_private_scale_miss(count.at_least, SCALE_MIN, SCALE_MAX,
+										 rho * SCALE_SHARE) <= SCALE_FAILURE;
+	rho_rest = rho_for_steps(rho, private_scales ? scales : 0);
 	typical_norm = problem.options.feature_radius;
 	if (problem.options.feature_radius == 0)
 	{
-		typical_norm = uldp_private_scale(user_rms(&problem, false), problem.nusers,
-										  SCALE_MIN, SCALE_MAX, rho * SCALE_SHARE);
+		typical_norm = private_scales ? typical_scale(&problem, false, rho * SCALE_SHARE) :
+			FALLBACK_SCALE;
 		problem.options.feature_radius = FEATURE_RADIUS_PER_MEDIAN(problem.options.loss) * typical_norm;
 	}
 	if (problem.options.loss == LOSS_SQUARED && problem.options.label_bound == 0)
-		problem.options.label_bound = LABEL_BOUND_PER_MEDIAN *
-			uldp_private_scale(user_rms(&problem, true), problem.nusers,
-							   SCALE_MIN, SCALE_MAX, rho * SCALE_SHARE);
+	{
+		typical_label = private_scales ? typical_scale(&problem, true, rho * SCALE_SHARE) :
+			FALLBACK_SCALE;
+		problem.options.label_bound = LABEL_BOUND_PER_MEDIAN * typical_label;
+	}
 	complete_options(&problem.options, typical_norm);
 	clip_rows(&problem);
 	problem.smoothness = (typical_norm * typical_norm + 1) *
@@ -655,10 +724,10 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 
 	theta = palloc0((problem.dim + 1) * sizeof(double));
 	if (problem.options.method == METHOD_WINSORIZED)
-		winsorized_descent(&problem, NULL, problem.nusers, count,
+		winsorized_descent(&problem, NULL, problem.nusers, &count,
 						   rho_per_step(&problem.options, rho_rest), 0, theta, theta);
 	else
-		phased_erm(&problem, count, rho_rest, theta);
+		phased_erm(&problem, &count, rho_rest, theta);
 	if (problem.options.step_size == 0)
 		problem.options.step_size = 1 / (problem.smoothness + problem.options.l2);
 	PG_RETURN_DATUM(model_jsonb(&problem.options, theta, problem.dim + 1, epsilon, delta));

@@ -22,10 +22,22 @@
  * the noisy count: the release is (epsilon, delta)-DP for every pair of
  * neighbours.
  *
+ * Small n.  The private selections of a release (a private radius or
+ * scale, the per-coordinate ranges) land on the data only once n epsilon
+ * is a few dozen; below, they pick garbage.  So each is used only when the
+ * noisy count shows enough users for it to miss with probability at most
+ * ULDP_SELECTION_FAILURE whatever the data (uldp_selection_miss, with the
+ * count's own error: UldpUserCount.at_least; user_dp_sgd's scales allow
+ * more, see sgd.c).  That decision is
+ * post-processing of the noisy count and of public parameters, and the
+ * budget it saves goes to the mechanisms that follow (doc/privacy.md).
+ *
  * user_dp_mean(value float8[], user_id, epsilon, delta [, radius [, tau]])
  *	- rows are clipped to the l2 ball of radius and averaged per user;
  *	  without radius, the user averages are clipped to a private radius:
- *	  twice the private median of their norms (rho / 8);
+ *	  twice the private median of their norms (rho / 8), and nothing
+ *	  ("{}") is released when there are too few users for it: there is no
+ *	  public scale to fall back to;
  *	- the rest of rho goes to WinsorizedMeanHighD (highdim.c), with tau
  *	  given or chosen privately.
  *
@@ -56,6 +68,13 @@
 #define RADIUS_PER_MEDIAN 2.0
 /* the private radius's search domain: smaller data counts as zero */
 #define SCALE_FLOOR 1e-250
+/*
+ * Mantissa bits of the grid of private scales: a quarter of a binade.  A
+ * scale within 25% is as good as an exact one (it is multiplied by a
+ * safety factor anyway), and the few keys (about 4 per binade) let the
+ * median land among the data with few users.
+ */
+#define SCALE_BITS 2
 
 PG_FUNCTION_INFO_V1(uldp_vector_mean_finalfn);
 
@@ -120,11 +139,27 @@ count_variance(double rho)
 	return 1 / (2 * rho);
 }
 
-/* n plus discrete Gaussian noise: rho-zCDP (sensitivity 1) */
-double
+/* the standard deviation of the noise the sampler adds to a count */
+static double
+count_sigma(double rho)
+{
+	return sqrt(uldp_discrete_gaussian_variance(count_variance(rho)));
+}
+
+/*
+ * n plus discrete Gaussian noise: rho-zCDP (sensitivity 1); and the lower
+ * bound on n it gives: the noise is sigma^2-subgaussian (CKS, Corollary 9),
+ * so it exceeds sigma sqrt(2 ln(1 / b)) with probability at most b.
+ */
+UldpUserCount
 uldp_noisy_count(int64 n, double rho)
 {
-	return (double) (n + uldp_discrete_gaussian(count_variance(rho)));
+	UldpUserCount count;
+
+	count.noisy = (double) (n + uldp_discrete_gaussian(count_variance(rho)));
+	count.at_least = count.noisy -
+		count_sigma(rho) * sqrt(2 * log(1 / ULDP_SELECTION_FAILURE)) * (1 + 0x1p-40);
+	return count;
 }
 
 /*
@@ -134,11 +169,9 @@ uldp_noisy_count(int64 n, double rho)
  * ulps of error of sqrt and log.
  */
 bool
-uldp_enough_users(double noisy_count, double rho, double delta)
+uldp_enough_users(const UldpUserCount *count, double rho, double delta)
 {
-	double		sigma = sqrt(uldp_discrete_gaussian_variance(count_variance(rho)));
-
-	return noisy_count >= 1 + sigma * sqrt(2 * log(1 / delta)) * (1 + 0x1p-40);
+	return count->noisy >= 1 + count_sigma(rho) * sqrt(2 * log(1 / delta)) * (1 + 0x1p-40);
 }
 
 /*
@@ -180,20 +213,42 @@ vector_mean_validate(const UldpVectorParams *params)
 					  "Raise epsilon or delta.");
 }
 
+static UldpGrid
+scale_grid(double floor, double ceiling)
+{
+	return uldp_float_grid_bits(0, ceiling, floor, SCALE_BITS);
+}
+
 /*
  * The private median of one non-negative statistic per user (a norm, an
- * absolute label), on a floating-point grid over the public domain
- * [0, ceiling], raised to "floor": rho-zCDP.  The domain is public: callers
- * choose it so that everything they compute from the scale stays finite.
+ * absolute label), on a grid of SCALE_BITS over the public domain
+ * [0, ceiling], where values below "floor" count as 0: rho-zCDP.  The
+ * domain is public: callers choose it so that everything they compute from
+ * the scale stays finite.
  */
 double
 uldp_private_scale(const double *statistics, int64 n, double floor,
 				   double ceiling, double rho)
 {
-	double		median = uldp_private_median(statistics, n, 0, ceiling,
-											 0, uldp_selection_epsilon(rho));
+	UldpGrid	grid = scale_grid(floor, ceiling);
+	double		median = uldp_grid_median(statistics, n, &grid, uldp_selection_epsilon(rho));
 
-	return Max(median, floor);
+	/* the middle of the top key may lie above the ceiling */
+	return Min(median, ceiling);
+}
+
+/*
+ * A bound, for every input of at least "users" users, on the probability
+ * that uldp_private_scale with the same domain and rho misses the central
+ * half of the users' statistics (uldp_selection_miss).  A scale below it
+ * would clip most users to a fraction of their size.
+ */
+double
+uldp_private_scale_miss(double users, double floor, double ceiling, double rho)
+{
+	UldpGrid	grid = scale_grid(floor, ceiling);
+
+	return uldp_selection_miss((double) grid.domain, uldp_selection_epsilon(rho), users, 0.25);
 }
 
 static ArrayType *
@@ -219,7 +274,7 @@ uldp_vector_mean_finalfn(PG_FUNCTION_ARGS)
 	double		rho_rest;
 	double	   *means = NULL;
 	double	   *result;
-	double		count;
+	UldpUserCount count;
 	double		radius;
 	int64		n = 0;
 
@@ -234,18 +289,22 @@ uldp_vector_mean_finalfn(PG_FUNCTION_ARGS)
 		means = uldp_vec_user_means(state, &n, uldp_highdim_bytes_per_point(dim));
 	count = uldp_noisy_count(n, rho * COUNT_SHARE);
 	rho_rest = rho * (1 - COUNT_SHARE);
-	if (!uldp_enough_users(count, rho * COUNT_SHARE, params.delta * ULDP_SPEND_MARGIN))
+	if (!uldp_enough_users(&count, rho * COUNT_SHARE, params.delta * ULDP_SPEND_MARGIN))
 		PG_RETURN_ARRAYTYPE_P(float8_array(NULL, 0));
 
 	radius = params.radius;
 	if (!params.has_radius)
 	{
-		double	   *norms = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
+		double	   *norms;
 
+		if (uldp_private_scale_miss(count.at_least, SCALE_FLOOR, ULDP_VECTOR_MAX_NORM,
+									rho * SCALE_SHARE) > ULDP_SELECTION_FAILURE)
+			PG_RETURN_ARRAYTYPE_P(float8_array(NULL, 0));
+		norms = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
 		for (int64 i = 0; i < n; i++)
 			norms[i] = Min(uldp_l2_norm(&means[i * dim], dim), ULDP_VECTOR_MAX_NORM);
-		radius = RADIUS_PER_MEDIAN * uldp_private_scale(norms, n, SCALE_FLOOR, ULDP_VECTOR_MAX_NORM,
-														rho * SCALE_SHARE);
+		radius = uldp_private_scale(norms, n, SCALE_FLOOR, ULDP_VECTOR_MAX_NORM, rho * SCALE_SHARE);
+		radius = RADIUS_PER_MEDIAN * Max(radius, SCALE_FLOOR);
 		rho_rest -= rho * SCALE_SHARE;
 		pfree(norms);
 	}
@@ -253,6 +312,6 @@ uldp_vector_mean_finalfn(PG_FUNCTION_ARGS)
 	result = palloc(dim * sizeof(double));
 	uldp_highdim_mean(means, n, dim, radius,
 					  params.has_tau ? params.tau : ULDP_TAU_PRIVATE,
-					  rho_rest, count, result);
+					  rho_rest, &count, result);
 	PG_RETURN_ARRAYTYPE_P(float8_array(result, dim));
 }

@@ -10,6 +10,7 @@
 #ifndef ULDP_VECRELEASE_H
 #define ULDP_VECRELEASE_H
 
+#include "highdim.h"
 #include "params.h"
 #include "statement.h"
 
@@ -18,12 +19,15 @@ extern int	uldp_vector_dimension(const char *function, int dimension,
 								  const char *how);
 extern void uldp_vector_mean_plan(const UldpReleaseCall *call,
 								  UldpReleasePlan *plan);
-extern double uldp_noisy_count(int64 n, double rho);
-extern bool uldp_enough_users(double noisy_count, double rho, double delta);
+extern UldpUserCount uldp_noisy_count(int64 n, double rho);
+extern bool uldp_enough_users(const UldpUserCount *count, double rho,
+							  double delta);
 extern void uldp_rho_validate(const char *function, double epsilon,
 							  double delta, double rho_count,
 							  double rho_highdim, const char *hint);
 extern double uldp_private_scale(const double *statistics, int64 n,
 								 double floor, double ceiling, double rho);
+extern double uldp_private_scale_miss(double users, double floor,
+									  double ceiling, double rho);
 
 #endif							/* ULDP_VECRELEASE_H */

@@ -31,6 +31,7 @@
 #include <math.h>
 
 #include "access/detoast.h"
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
@@ -63,6 +64,7 @@ struct UldpVecState
 {
 	MemoryContext context;
 	bool		keep_rows;		/* user_dp_sgd: every row; else per-user sums */
+	bool		boolean_label;	/* user_dp_sgd: the label is a boolean */
 	bool		bounded;		/* memory bounded before reading: no checks */
 	double		row_radius;		/* mean: rows are clipped to this l2 norm */
 	int			dim;			/* the public dimension */
@@ -354,8 +356,11 @@ uldp_vector_transfn(PG_FUNCTION_ARGS)
 }
 
 /*
- * uldp_sgd_transfn(state, features float8[], label, user_id, epsilon, delta
- *					[, options])
+ * uldp_sgd_transfn(state, features float8[], label float8 or boolean,
+ *					user_id, epsilon, delta [, options])
+ *
+ * A boolean label is 1 (true) or 0 (false), the labels of logistic
+ * regression; the aggregates differ only in the label's type.
  */
 Datum
 uldp_sgd_transfn(PG_FUNCTION_ARGS)
@@ -367,11 +372,14 @@ uldp_sgd_transfn(PG_FUNCTION_ARGS)
 	uint64		key;
 
 	if (state == NULL)
+	{
 		state = state_create(fcinfo, 3, true, 0);
+		state->boolean_label = get_fn_expr_argtype(fcinfo->flinfo, 2) == BOOLOID;
+	}
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) ||
 		!row_user(state, PG_GETARG_DATUM(3), &key))
 		PG_RETURN_POINTER(state);
-	label = PG_GETARG_FLOAT8(2);
+	label = state->boolean_label ? (PG_GETARG_BOOL(2) ? 1 : 0) : PG_GETARG_FLOAT8(2);
 	elements = vector_elements(state, PG_GETARG_DATUM(1));
 	if (elements == NULL || isnan(label))
 		PG_RETURN_POINTER(state);

@@ -17,6 +17,10 @@ Parts (doc/learning.md explains them to analysts):
      across users n, rows per user m and epsilon; plus a linear regression sweep (MSE vs OLS).
   2. l2 error of user_dp_mean on vectors against the rate of Levy et al. (2021), Corollary 1.
   3. time of user_dp_sgd and of the vector user_dp_mean against built-in aggregates.
+  4. small n and one-hot features: the vector user_dp_mean against the naive mean (the ball and
+     Gaussian noise) from 150 users up, user_dp_sgd's defaults at 150 to 500 users against the
+     same mechanism with a public feature bound, and one-hot features where most users have
+     only the reference category.
 Writes doc/learning.md, doc/img/learning_*.svg and test/bench/learning_results.json.
 """
 import argparse
@@ -576,6 +580,124 @@ def part_time(runs):
 
 
 # ------------------------------------------------------------------------------------------------
+# part 4: small n and one-hot features
+# ------------------------------------------------------------------------------------------------
+SMALL_MEAN_NS = [150, 500, 1000, 2000, 4000]
+SMALL_MEAN_MU = [0.5, -0.3, 0.2, 0.1]
+SMALL_MEAN_B = 0.2          # |z|: the users are concentrated ...
+SMALL_MEAN_RADIUS = 4.0     # ... far inside the public ball
+SMALL_MEAN_M = 5
+SMALL_SGD_NS = [150, 300, 500]
+ONEHOT_NS = [150, 2000]
+ONEHOT_K = 5                # categories besides the reference one (the zero row)
+ONEHOT_LOGIT = [-1.0, 1.5, 0.5, -0.5, 2.0, 0.0]   # per category, the reference first
+ONEHOT_REFERENCE_USERS = 0.7                       # users with only reference rows
+
+
+def naive_mean_rmse(rho, n, d, radius, mean_norm):
+    """The naive mean's RMSE to first order: Gaussian noise of variance r^2 / (2 rho_sum) on each
+    coordinate of the sum, a count with noise of variance 1 / (2 rho_count), divided: the error
+    is (N - m Z) / n.  uldp's split: rho_count = rho / 8, rho_sum = 7 rho / 8."""
+    return math.sqrt(d * radius ** 2 / (2 * rho * 7 / 8) + mean_norm ** 2 / (2 * rho / 8)) / n
+
+
+def vector_rmse(table, n, d, args_sql, target, reps):
+    q = ["SELECT user_dp_mean(x, user_id, 1.0, %r, %s) FROM %s;" % (EPS_DELTA, args_sql, table)] * reps
+    errs = []
+    for line in psql("\n".join(q)).strip().splitlines():
+        v = [float(t) for t in line.strip("{}").split(",") if t]
+        errs.append(math.sqrt(sum((p - q2) ** 2 for p, q2 in zip(v, target))) if len(v) == d else None)
+    good = [e for e in errs if e is not None]
+    return dict(rmse=math.sqrt(sum(e * e for e in good) / len(good)) if good else None,
+                unreleased=len(errs) - len(good))
+
+
+def gen_onehot(n, seed, first_uid=0):
+    """Users with 1 to 3 rows of one-hot features (the reference category is the zero row); a
+    share ONEHOT_REFERENCE_USERS of the users have only reference rows, the others a uniformly
+    random other category in each row; the label is Bernoulli(sigmoid(ONEHOT_LOGIT[category]))."""
+    rng = random.Random(seed)
+    rows = []
+    for u in range(n):
+        reference = rng.random() < ONEHOT_REFERENCE_USERS
+        for _ in range(rng.randint(1, 3)):
+            k = 0 if reference else rng.randint(1, ONEHOT_K)
+            x = [1.0 if j + 1 == k else 0.0 for j in range(ONEHOT_K)]
+            rows.append((first_uid + u, x, 1.0 if rng.random() < sigmoid(ONEHOT_LOGIT[k]) else 0.0))
+    rng.shuffle(rows)
+    return rows
+
+
+def part_small(reps, rho_of):
+    log("part 4: small n and one-hot features")
+    out = dict(mean=[], sgd=[], onehot=[])
+    d = len(SMALL_MEAN_MU)
+    mean_norm = math.sqrt(sum(v * v for v in SMALL_MEAN_MU))
+    for n in SMALL_MEAN_NS:
+        rng = random.Random(4000 + n)
+        rows, sums = [], {}
+        a = SMALL_MEAN_B / math.sqrt(d)
+        for u in range(n):
+            s = [0.0] * d
+            for _ in range(SMALL_MEAN_M):
+                x = [m + (a if rng.random() < 0.5 else -a) for m in SMALL_MEAN_MU]
+                rows.append((u, x, None))
+                s = [p + q for p, q in zip(s, x)]
+            sums[u] = [v / SMALL_MEAN_M for v in s]
+        target = [sum(sums[u][j] for u in sums) / n for j in range(d)]
+        tau = max(math.sqrt(sum((p - q) ** 2 for p, q in zip(avg, target))) for avg in sums.values())
+        load_table("smallmean", rows, with_label=False)
+        # tau 1e6: the box never beats the ball, so no range: the naive mean, as uldp computes it
+        p = dict(n=n, tau_value=tau,
+                 theory=naive_mean_rmse(rho_of[1.0], n, d, SMALL_MEAN_RADIUS, mean_norm),
+                 naive=vector_rmse("smallmean", n, d, "%r, 1e6" % SMALL_MEAN_RADIUS, target, 2 * reps),
+                 private_tau=vector_rmse("smallmean", n, d, "%r" % SMALL_MEAN_RADIUS, target, 2 * reps),
+                 tau=vector_rmse("smallmean", n, d, "%r, %r" % (SMALL_MEAN_RADIUS, tau), target, 2 * reps))
+        log("  mean n=%d: naive theory %.4f, no range %s, private tau %s, tau given %s"
+            % (n, p["theory"], p["naive"]["rmse"], p["private_tau"]["rmse"], p["tau"]["rmse"]))
+        out["mean"].append(p)
+    psql("DROP TABLE IF EXISTS smallmean;")
+
+    test = [(x, y) for _, x, y in gen_users(TEST_USERS, BASE_M, 999, "logistic", first_uid=10 ** 7)]
+    for n in SMALL_SGD_NS:
+        rows = gen_users(n, BASE_M, 3000 + n)
+        load_table("smallsgd", rows)
+        xr = feature_radius_nonprivate(rows)
+        base = newton_logistic([clip(x, xr) + [1.0] for _, x, _ in rows], [y for _, _, y in rows])
+        models = dp_models("smallsgd", BASE_EPS, reps,
+                           [("default", {"loss": "logistic"}),
+                            ("public", {"loss": "logistic", "feature_radius": round(xr, 3)})])
+        p = dict(n=n, rows=len(rows), xr=xr, nonpriv=accuracy(base, xr, test))
+        for name, ms_ in models.items():
+            p[name] = mean_sd([accuracy(md["weights"], md["feature_radius"], test)
+                               for md in ms_ if md and md.get("weights")])
+            p[name + "_feature_radius"] = sorted(set(md["feature_radius"] for md in ms_ if md))
+            p[name + "_largest_weight_norm"] = max(math.sqrt(sum(w * w for w in md["weights"]))
+                                                   for md in ms_ if md and md.get("weights"))
+        log("  sgd n=%d: non-private %.4f, defaults %s (feature_radius %s), public bound %.2f %s"
+            % (n, p["nonpriv"], p["default"], p["default_feature_radius"], xr, p["public"]))
+        out["sgd"].append(p)
+    psql("DROP TABLE IF EXISTS smallsgd;")
+
+    test = [(x, y) for _, x, y in gen_onehot(TEST_USERS, 997, first_uid=10 ** 7)]
+    majority = max(sum(y for _, y in test), sum(1 - y for _, y in test)) / len(test)
+    for n in ONEHOT_NS:
+        rows = gen_onehot(n, 5000 + n)
+        load_table("onehot", rows)
+        base = newton_logistic([x + [1.0] for _, x, _ in rows], [y for _, _, y in rows])
+        models = dp_models("onehot", BASE_EPS, reps, [("default", {"loss": "logistic"})])["default"]
+        p = dict(n=n, rows=len(rows), nonpriv=accuracy(base, 1.0, test), constant=majority,
+                 default=mean_sd([accuracy(md["weights"], md["feature_radius"], test)
+                                  for md in models if md and md.get("weights")]),
+                 feature_radius=sorted(set(md["feature_radius"] for md in models if md)))
+        log("  one-hot n=%d: non-private %.4f, defaults %s (feature_radius %s), constant %.4f"
+            % (n, p["nonpriv"], p["default"], p["feature_radius"], majority))
+        out["onehot"].append(p)
+    psql("DROP TABLE IF EXISTS onehot;")
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
 # plots (gnuplot) and the page
 # ------------------------------------------------------------------------------------------------
 SVG_TERM = "set terminal svg size 640,420 dynamic enhanced font 'Helvetica,12' background rgb 'white'"
@@ -785,7 +907,8 @@ them correctly (the best any method can hope for).
   Every row counts once, the usual analyst's fit.
 * *user_dp_sgd*: `user_dp_sgd(x, y, user_id, eps, 1e-6, '{"loss": "logistic"}')`,
   every other option at its default (winsorized gradient means, 50 steps,
-  private feature radius).
+  private feature radius once the noisy count shows enough users for it,
+  about 430 at ε = 1, and the typical norm 1 below: see section 4).
 * *phased_erm*: the same with `"method": "phased_erm"` (3 phases).
 * *naive*: row-level differentially private full-batch gradient descent,
   made user-level by group privacy: per-row gradients are bounded by
@@ -892,6 +1015,54 @@ comparisons are `SELECT avg(y), count(*) FROM t` and
 
 %(time_reading)s
 
+## 4. Small n and one-hot features
+
+The private choices of these releases — the per-coordinate ranges of the
+vector mean, its radius when none is given, and the scales of `user_dp_sgd`
+— are selections that land on the data only once `n·ε` is a few dozen.
+Each is therefore used only when the noisy count of users (already paid
+for) shows enough users for it to miss the data with probability at most
+10^-6 (the scales of `user_dp_sgd`: to leave the users' central half with
+probability at most 10^-3), whatever the data
+([privacy.md](privacy.md#small-n-decisions-from-the-noisy-count) derives
+this and lists the users needed). Below that, the vector mean is the
+naive mean (each user clipped to the public ball, Gaussian noise on the sum,
+a noisy count), `user_dp_sgd` takes the typical feature norm and label to be
+1, and what those selections would have cost goes to the sum or the steps.
+
+**Vector mean.** Dimension %(sm_d)d, m = %(sm_m)d rows per user `x = μ + z`,
+`μ = %(sm_mu)s`, `z` uniform on the corners of the cube of radius
+`B = %(sm_b)g`, so the users are concentrated far inside the public ball
+`radius = %(sm_r)g`; ε = 1, δ = 1e-6, %(sm_reps)d releases per point. The naive
+RMSE is computed from the noise scales, `sqrt(d r² / (2 ρ_sum) + |μ|² / (2 ρ_count)) / n`
+with uldp's split (ρ_count = ρ/8, ρ_sum = 7ρ/8); "no range" is the release
+with `tau` = 10^6, whose box never beats the ball, measured.
+
+%(table_small_mean)s
+
+%(small_mean_reading)s
+
+**user_dp_sgd at small n.** The logistic data of section 1 (m = 15, ε = 1),
+%(reps)d releases each: the defaults against the same mechanism given the
+public feature bound `X` of the non-private fit (`"feature_radius": X`; with
+it and without `tau`, `user_dp_sgd` is the naive mechanism: per-user average
+gradients clipped to `sqrt(X² + 1)`, Gaussian noise, full-batch descent).
+
+%(table_small_sgd)s
+
+%(small_sgd_reading)s
+
+**One-hot features.** %(oh_k)d categories one-hot encoded, the reference
+category the zero row; %(oh_ref).0f%% of the users have only reference rows,
+the others a random other category in each of their 1 to 3 rows; the label is
+Bernoulli(sigmoid(%(oh_logit)s)) by category (the reference first). The median over users of
+their feature norm is therefore 0; `user_dp_sgd` takes it over each user's
+non-zero rows and falls back to 1 (a one-hot row's norm) when it is still 0,
+so the default feature radius is 1.5 where it used to be 10^-50 and the model
+a constant (which classifies %(oh_const).4f of the test rows correctly).
+
+%(table_onehot)s
+
 ## Caveats
 
 * Synthetic data with a known, well-specified logistic model; real data are
@@ -958,7 +1129,11 @@ comparisons are `SELECT avg(y), count(*) FROM t` and
     r1 = mean["fits"]["private_tau_range"]
     r2 = mean["fits"]["tau_range"]
     fr = mean["fits"]["private_tau"] / mean["fits"]["tau"]
-    mean_reading = (("Giving `tau` changes the error little here (private / given = %.2f on "
+    mean_reading = ("Below the users the private ranges need (the noisy count must show about "
+                    "740 users for d = 4, 1460 for d = 16 and 2980 for d = 64 at ε = 1, see section 4), "
+                    "and wherever the box is not smaller than the ball, the release is the naive mean "
+                    "with or without `tau`. ")
+    mean_reading += (("Giving `tau` changes the error little here (private / given = %.2f on "
                      "average): the privately chosen range is about as tight as the given one. "
                      % fr) if fr < 1.2 else
                     ("Giving `tau` lowers the error by a factor of about %.1f on average. " % fr))
@@ -1034,7 +1209,61 @@ comparisons are `SELECT avg(y), count(*) FROM t` and
                      for n in OPTION_NS)),
     ])
 
+    small = res["small"]
+    sm_rows = ["| users n | naive RMSE (from its noise) | no range, measured | private tau | tau given (value) |",
+               "|---|---|---|---|---|"]
+    for p in small["mean"]:
+        sm_rows.append("| %d | %.4f | %s | %s | %s (%.3f) |" % (
+            p["n"], p["theory"], f4(p["naive"]["rmse"]), f4(p["private_tau"]["rmse"]),
+            f4(p["tau"]["rmse"]), p["tau_value"]))
+    worse = [p for p in small["mean"] if max(p["private_tau"]["rmse"], p["tau"]["rmse"]) > 1.5 * p["theory"]]
+    gain = [p for p in small["mean"] if p["private_tau"]["rmse"] < 0.5 * p["theory"]]
+    small_mean_reading = (
+        "With private or given `tau` the error is never more than 1.5 × the naive RMSE (%s). "
+        "At %s users private `tau` is the naive mean (the ranges need about 740 users here); "
+        "from %s users the ranges are used and the error drops to %s, "
+        "because the box that winsorizes each coordinate is far smaller than the ball. "
+        "A given `tau` needs fewer users (its bins are fewer keys than the private centres)."
+        % ("exceptions: " + ", ".join("n = %d" % p["n"] for p in worse) if worse else "no exception",
+           ", ".join(str(p["n"]) for p in small["mean"] if p["private_tau"]["rmse"] >= 0.5 * p["theory"]),
+           gain[0]["n"] if gain else "no n measured",
+           ", ".join("%.0f%% of the naive RMSE at n = %d" % (100 * p["private_tau"]["rmse"] / p["theory"], p["n"])
+                     for p in gain) or "—"))
+    ss_rows = ["| users n | rows | non-private | defaults | their feature_radius | public bound X | with X | largest weight norm (defaults) |",
+               "|---|---|---|---|---|---|---|---|"]
+    for p in small["sgd"]:
+        ss_rows.append("| %d | %d | %.4f | %s | %s | %.2f | %s | %.2f |" % (
+            p["n"], p["rows"], p["nonpriv"], ms(p, "default"),
+            ", ".join("%g" % v for v in p["default_feature_radius"]), p["xr"], ms(p, "public"),
+            p["default_largest_weight_norm"]))
+    fallback = [p for p in small["sgd"] if p["default_feature_radius"] == [1.5]]
+    private = [p for p in small["sgd"] if p not in fallback]
+    small_sgd_reading = (
+        "At n = %s, below the users the private feature radius needs (about 430 at ε = 1, "
+        "δ = 1e-6), the defaults clip rows to 1.5, a stronger clip than the public bound, which "
+        "means less noise: %s against %s with the public bound. At n = %s they choose it "
+        "privately: %s against %s. Every weight vector lies in the ball of radius 10."
+        % (", ".join(str(p["n"]) for p in fallback) or "none",
+           ", ".join(f4(p["default"][0]) for p in fallback) or "—",
+           ", ".join(f4(p["public"][0]) for p in fallback) or "—",
+           ", ".join(str(p["n"]) for p in private) or "none",
+           ", ".join(f4(p["default"][0]) for p in private) or "—",
+           ", ".join(f4(p["public"][0]) for p in private) or "—"))
+    oh_rows = ["| users n | rows | non-private | defaults | their feature_radius | constant model |",
+               "|---|---|---|---|---|---|"]
+    for p in small["onehot"]:
+        oh_rows.append("| %d | %d | %.4f | %s | %s | %.4f |" % (
+            p["n"], p["rows"], p["nonpriv"], ms(p, "default"),
+            ", ".join("%g" % v for v in p["feature_radius"]), p["constant"]))
+
     vals = dict(
+        table_small_mean="\n".join(sm_rows), small_mean_reading=small_mean_reading,
+        sm_d=len(SMALL_MEAN_MU), sm_m=SMALL_MEAN_M, sm_mu="(" + ", ".join("%g" % v for v in SMALL_MEAN_MU) + ")",
+        sm_b=SMALL_MEAN_B, sm_r=SMALL_MEAN_RADIUS, sm_reps=2 * res["reps"],
+        table_small_sgd="\n".join(ss_rows), small_sgd_reading=small_sgd_reading,
+        table_onehot="\n".join(oh_rows), oh_k=ONEHOT_K, oh_ref=100 * ONEHOT_REFERENCE_USERS,
+        oh_logit="(" + ", ".join("%g" % v for v in ONEHOT_LOGIT) + ")",
+        oh_const=small["onehot"][0]["constant"],
         table_opts="\n".join(opt_rows), opts_reading=opts_reading,
         when=res["when"], reps=res["reps"],
         runtime=res["runtime"], machine=res["machine"], d=D, shift=SHIFT_SD,
@@ -1072,7 +1301,7 @@ def main():
     ap.add_argument("--out-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "doc"))
     ap.add_argument("--json", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                    "learning_results.json"))
-    ap.add_argument("--parts", default="learning,options,mean,time")
+    ap.add_argument("--parts", default="learning,options,mean,time,small")
     ap.add_argument("--replot", action="store_true", help="only redraw from --json")
     args = ap.parse_args()
     if shutil.which("gnuplot") is None:
@@ -1102,6 +1331,8 @@ def main():
             res["mean"] = part_mean(args.reps, rho_of)
         if "time" in parts:
             res["time"] = part_time(args.runs)
+        if "small" in parts:
+            res["small"] = part_small(args.reps, rho_of)
         res["runtime"] = time.time() - T0 + float(os.environ.get("ULDP_LEARN_SETUP_SECONDS", "0"))
         with open(args.json, "w") as f:
             json.dump(res, f, indent=1)
@@ -1128,7 +1359,7 @@ def main():
             plot_mean(res["mean"], os.path.join(img, "learning_mean.svg"), tmp)
         if res.get("time"):
             plot_time(res["time"], os.path.join(img, "learning_time.svg"), tmp)
-    if all(k in res for k in ("learning", "options", "mean", "time")):
+    if all(k in res for k in ("learning", "options", "mean", "time", "small")):
         args.reps = res.get("reps", args.reps)
         args.runs = res.get("runs", args.runs)
         write_page(os.path.join(out_dir, "learning.md"), res, args)

@@ -63,6 +63,8 @@ SELECT is(
           'user_dp_range(double precision,anyelement,double precision)',
           'user_dp_range(double precision,anyelement,double precision,double precision,double precision)',
           'user_dp_range(double precision,anyelement,double precision,double precision,double precision,double precision)',
+          'user_dp_sgd(double precision[],boolean,anyelement,double precision,double precision)',
+          'user_dp_sgd(double precision[],boolean,anyelement,double precision,double precision,jsonb)',
           'user_dp_sgd(double precision[],double precision,anyelement,double precision,double precision)',
           'user_dp_sgd(double precision[],double precision,anyelement,double precision,double precision,jsonb)'],
     'exactly these aggregates of user_dp_mean, user_dp_range and user_dp_sgd are created in the current schema');

@@ -19,7 +19,7 @@ INSERT INTO public.uldp_tap_learning_rows
 GRANT SELECT ON public.uldp_tap_learning_rows TO uldp_tap_learning_analyst, uldp_tap_learning_poor;
 SELECT uldp.set_budget('uldp_tap_learning_analyst', 1000, 0.1) IS NULL AS budget_set \gset
 
-SELECT plan(80);
+SELECT plan(86);
 
 -- ---------------------------------------------------------------------------
 -- signatures and return types
@@ -38,6 +38,12 @@ SELECT is_aggregate('public', 'user_dp_sgd',
 SELECT is_aggregate('public', 'user_dp_sgd',
     ARRAY['double precision[]', 'double precision', 'anyelement', 'double precision', 'double precision', 'jsonb'],
     'user_dp_sgd(features, label, user_id, epsilon, delta, options) is an aggregate');
+SELECT is_aggregate('public', 'user_dp_sgd',
+    ARRAY['double precision[]', 'boolean', 'anyelement', 'double precision', 'double precision'],
+    'user_dp_sgd(features, label boolean, user_id, epsilon, delta) is an aggregate');
+SELECT is_aggregate('public', 'user_dp_sgd',
+    ARRAY['double precision[]', 'boolean', 'anyelement', 'double precision', 'double precision', 'jsonb'],
+    'user_dp_sgd(features, label boolean, user_id, epsilon, delta, options) is an aggregate');
 SELECT function_returns('public', 'user_dp_mean',
     ARRAY['double precision[]', 'anyelement', 'double precision', 'double precision'],
     'double precision[]', 'vector user_dp_mean/4 returns double precision[]');
@@ -53,18 +59,28 @@ SELECT function_returns('public', 'user_dp_sgd',
 SELECT function_returns('public', 'user_dp_sgd',
     ARRAY['double precision[]', 'double precision', 'anyelement', 'double precision', 'double precision', 'jsonb'],
     'jsonb', 'user_dp_sgd/6 returns jsonb');
+SELECT function_returns('public', 'user_dp_sgd',
+    ARRAY['double precision[]', 'boolean', 'anyelement', 'double precision', 'double precision', 'jsonb'],
+    'jsonb', 'user_dp_sgd/6 with a boolean label returns jsonb');
 SELECT is((SELECT array_agg(p.oid::regprocedure::text ORDER BY p.oid::regprocedure::text)
            FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace AND p.proname = 'user_dp_sgd'),
-    ARRAY['user_dp_sgd(double precision[],double precision,anyelement,double precision,double precision)',
+    ARRAY['user_dp_sgd(double precision[],boolean,anyelement,double precision,double precision)',
+          'user_dp_sgd(double precision[],boolean,anyelement,double precision,double precision,jsonb)',
+          'user_dp_sgd(double precision[],double precision,anyelement,double precision,double precision)',
           'user_dp_sgd(double precision[],double precision,anyelement,double precision,double precision,jsonb)'],
-    'exactly two user_dp_sgd aggregates');
+    'exactly four user_dp_sgd aggregates: a float8 or a boolean label, with or without options');
+SELECT is((SELECT array_agg(DISTINCT a.aggtransfn::text || ' ' || a.aggfinalfn::text)
+           FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+           WHERE p.pronamespace = 'public'::regnamespace AND p.proname = 'user_dp_sgd'),
+    ARRAY['uldp.sgd_transfn uldp.sgd_finalfn'],
+    'all four run uldp.sgd_transfn and finish with uldp.sgd_finalfn, the release the statement plans');
 SELECT is((SELECT count(*) FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace
            AND p.proname = 'user_dp_mean' AND p.proargtypes[0] = 'float8[]'::regtype),
     3::bigint, 'exactly three vector user_dp_mean aggregates');
 SELECT is((SELECT count(*) FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
            WHERE p.proname IN ('user_dp_mean', 'user_dp_sgd') AND p.proargtypes[0] = 'float8[]'::regtype
              AND a.aggkind = 'n' AND a.aggfinalmodify = 'r' AND p.proparallel = 's'),
-    5::bigint, 'the five new aggregates are plain, read-only-final and parallel safe');
+    7::bigint, 'the seven aggregates are plain, read-only-final and parallel safe');
 
 SELECT function_returns('uldp', 'predict', ARRAY['jsonb', 'double precision[]'], 'double precision',
     'uldp.predict(model, features) returns double precision');
@@ -82,6 +98,9 @@ SELECT ok(has_function_privilege('uldp_tap_learning_nobody',
     'user_dp_mean(float8[], anyelement, float8, float8, float8, float8)', 'EXECUTE'), 'PUBLIC may call vector user_dp_mean');
 SELECT ok(has_function_privilege('uldp_tap_learning_nobody',
     'user_dp_sgd(float8[], float8, anyelement, float8, float8, jsonb)', 'EXECUTE'), 'PUBLIC may call user_dp_sgd');
+SELECT ok(has_function_privilege('uldp_tap_learning_nobody',
+    'user_dp_sgd(float8[], boolean, anyelement, float8, float8)', 'EXECUTE'),
+    'PUBLIC may call user_dp_sgd with a boolean label');
 SELECT ok(has_function_privilege('uldp_tap_learning_nobody', 'uldp.predict(jsonb, float8[])', 'EXECUTE'),
     'PUBLIC may call uldp.predict');
 SELECT ok(has_function_privilege('uldp_tap_learning_nobody', 'uldp.zcdp_rho(float8, float8)', 'EXECUTE'),
@@ -165,6 +184,8 @@ SELECT ok((SELECT (m ->> 'feature_radius')::float8 > 0 AND (m ->> 'radius')::flo
            FROM models WHERE name = 'linear'), 'the private scales of a model are positive');
 SELECT ok((SELECT uldp.predict(m, '{0.5, -0.5}') BETWEEN 0 AND 1 FROM models WHERE name = 'logistic'),
     'a logistic model predicts a probability');
+SELECT is((SELECT jsonb_array_length(user_dp_sgd(v, c = 1, u, 2, 1e-6, '{"loss": "logistic", "iterations": 5}') -> 'weights')
+           FROM uldp_tap_learning_rows), 3, 'a boolean label trains a model');
 SELECT is((SELECT user_dp_sgd(v, y, u, 2, 1e-6) -> 'weights' FROM uldp_tap_learning_rows WHERE u <= 3), '[]'::jsonb,
     'three users: no weights');
 SELECT is((SELECT user_dp_mean(v, u, 2, 1e-6) FROM uldp_tap_learning_rows WHERE false), '{}'::float8[],

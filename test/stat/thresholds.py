@@ -761,6 +761,86 @@ def quantile():
     print("   false failures of the file <= %.2g" % total)
 
 
+# ---------------------------------------------------------------------------------------------
+# small_n.sql
+
+SN_N = 150                         # users
+SN_RADIUS = 2.0
+SN_MEAN = (0.5, -0.3, 0.2, 0.1)    # the mean of the user averages, dimension 4 (no padding)
+SN_VM_K = 200                      # releases of each vector mean
+SN_RATIO = 1.5                     # RMSE at most 1.5 x the naive mechanism's
+SN_SGD_K = 200                     # models of each kind
+SN_SGD_RANK = 10                   # the 10th smallest naive accuracy (its 5% quantile)
+SN_SGD_ALPHA = 5e-7
+
+
+def log_choose(n, k):
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+def sn_vector_mean():
+    """RMSE threshold and the Chernoff bound on a false failure of the vector mean test."""
+    delta = 1e-6 * (1 - 2 ** -40)
+    rho = VM_RHO[1] * (1 - 1e-11)
+    rho_c, rho_sum, P, n, r = rho / 8, 7 * rho / 8, len(SN_MEAN), SN_N, SN_RADIUS
+    m = math.sqrt(sum(x * x for x in SN_MEAN))
+    naive_mse = (P * r * r / (2 * rho_sum) + m * m / (2 * rho_c)) / (n * n)
+    c = SN_RATIO ** 2 * naive_mse
+    s_c = dyadic_ceil(1 / (2 * rho_c))
+    T = 1 + math.sqrt(s_c) * math.sqrt(2 * math.log(1 / delta)) * (1 + 2 ** -40)
+    steps = math.floor(math.sqrt(2 * rho_sum) * 2 ** 20)
+    g = r / steps
+    s = g * g * 2.0 ** 40          # variance of the sum's noise per coordinate, in values
+    R = 8 * n * g                  # rounding of the sum: at most 8 grid steps a user (l2)
+    pmf = dg_pmf(s_c)
+    p_empty = sum(p for z, p in pmf.items() if n + z < T)
+
+    def log_mgf(lam):
+        """log E[exp(lam e^2); released], e the error before post-processing (see small_n.sql)"""
+        total = 0.0
+        for z, p in pmf.items():
+            if n + z < T:
+                continue
+            lz = lam / (n + z) ** 2
+            a = R + m * abs(z)
+            total += p * (1 - 2 * lz * s) ** (-P / 2) * math.exp(lz * a * a / (1 - 2 * lz * s))
+        return math.log(total)
+
+    lam_max = (T * T) / (2 * s)
+    best = min((SN_VM_K * (log_mgf(lam) - lam * c), lam)
+               for lam in (lam_max * f / 1000 for f in range(1, 1000)))
+    chernoff = math.exp(best[0])
+    print("   vector mean: rho %.6g, count variance %.4f, threshold %.2f users, %d grid steps, noise sd per"
+          " coordinate of the mean %.5f" % (rho, s_c, T, steps, math.sqrt(s) / n))
+    print("   naive RMSE sqrt((P r^2 / (2 rho_sum) + |m|^2 / (2 rho_count)) / n^2) = %.6f; threshold on the mean"
+          " squared error (1.5 x RMSE)^2 = %.6f" % (math.sqrt(naive_mse), c))
+    print("   Chernoff at lambda %.4g: P(mean of %d squared errors > threshold) <= %.3g; P(an empty release) <= %d x"
+          " %.3g = %.3g; per release kind %.3g" % (best[1], SN_VM_K, chernoff, SN_VM_K, p_empty,
+                                                  SN_VM_K * p_empty, chernoff + SN_VM_K * p_empty))
+    return 2 * (chernoff + SN_VM_K * p_empty)
+
+
+def sn_sgd():
+    """Critical count of the accuracy test: C = #{i : A_i + m < B_(k)} has, when A + m dominates B,
+    at most the law of the number of K exchangeable draws below the k-th smallest of K more."""
+    K, k = SN_SGD_K, SN_SGD_RANK
+    pmf = [math.exp(log_choose(j + k - 1, j) + log_choose(2 * K - j - k, K - j) - log_choose(2 * K, K))
+           for j in range(K + 1)]
+    tail, crit = 0.0, K + 1
+    while crit > 0 and tail + pmf[crit - 1] <= SN_SGD_ALPHA:
+        crit -= 1
+        tail += pmf[crit]
+    print("   sgd: %d models of each kind, the naive's %dth smallest accuracy; mean count under H0 %.2f;"
+          " fail at C >= %d: P <= %.3g" % (K, k, sum(j * p for j, p in enumerate(pmf)), crit, tail))
+    return tail
+
+
+def small_n():
+    print("== small_n.sql")
+    total = sn_vector_mean() + sn_sgd()
+    print("   P(false failure) <= %.3g" % total)
+
+
 if __name__ == "__main__":
     self_check()
     noise()
@@ -770,3 +850,4 @@ if __name__ == "__main__":
     discrete_gaussian_large()
     vector_mean()
     quantile()
+    small_n()
