@@ -129,7 +129,7 @@ discrete_laplace_ts(uint128 t, uint128 s)
  * Discrete Laplace noise for an integer query of the given sensitivity:
  * P(Z = z) proportional to exp(-|z| * epsilon' / sensitivity), where
  * epsilon' <= epsilon is epsilon rounded down to a dyadic rational.
- * Callers keep epsilon within [ULDP_MIN_EPSILON / 16, ULDP_MAX_EPSILON]
+ * Callers keep epsilon within [ULDP_MIN_EPSILON / 20, ULDP_MAX_EPSILON]
  * and sensitivity below 2^48, so that the shift is non-negative (epsilon
  * < 2^24) and t = sensitivity * 2^shift < 2^48 * 2^48 fits in 128 bits.
  */

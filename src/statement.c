@@ -430,6 +430,20 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 								   node->bound.rows, node->plans[i].bytes_per_row),
 						 errhint("A superuser can raise uldp.max_state_memory; the bound depends only on public facts, never on the rows.")));
 		}
+		/*
+		 * A partial state passed from a parallel worker is one bytea, at most
+		 * MaxAllocSize: a longer one could not be serialized, and whether it
+		 * grows that long depends on the rows.  bytes_per_row bounds a
+		 * state's serialized size from above.
+		 */
+		if (node->bounded && DO_AGGSPLIT_SERIALIZE(aggstate->aggsplit) &&
+			node->bound.rows * node->plans[i].bytes_per_row > (double) MaxAllocSize)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("%s in a parallel plan could pass a partial state of %.0f MB from \"%s\", more than the 1 GB a worker can pass",
+							function, node->bound.rows * node->plans[i].bytes_per_row / (1024 * 1024),
+							node->bound.table),
+					 errhint("Run it without parallel workers (SET max_parallel_workers_per_gather = 0); the bound depends only on the table's size, never on the rows.")));
 		if (node->finalizes)
 			node->names = add_name(node->names, function);
 	}
