@@ -100,6 +100,27 @@ uldp_vector_params_set(UldpVectorParams *params, int nvalues,
 						 "tau is the l2 radius around the mean that holds the user averages; omit it to let uldp choose it privately.");
 }
 
+/*
+ * Validates the bounds of a scalar release (a bound not given is
+ * +-ULDP_MAX_MAGNITUDE).
+ */
+void
+uldp_check_bounds(double lower, double upper)
+{
+	if (!(fabs(lower) <= ULDP_MAX_MAGNITUDE && fabs(upper) <= ULDP_MAX_MAGNITUDE))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bounds must be finite numbers within [%g, %g]",
+						-ULDP_MAX_MAGNITUDE, ULDP_MAX_MAGNITUDE),
+				 errhint("Pass NULL for a bound, or omit both, to let uldp estimate the scale of the data privately.")));
+	if (!(lower < upper))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("lower bound %g must be less than upper bound %g",
+						lower, upper),
+				 errhint("Pass the bounds as (lower, upper).")));
+}
+
 /* Scalar releases: (epsilon [, lower, upper [, tau]]), validated. */
 void
 uldp_params_set(UldpParams *params, int nvalues, const Datum *values,
@@ -121,18 +142,7 @@ uldp_params_set(UldpParams *params, int nvalues, const Datum *values,
 	params->tau = params->has_tau ? DatumGetFloat8(values[3]) : 0;
 
 	uldp_check_epsilon(params->epsilon);
-	if (!(fabs(params->lower) <= ULDP_MAX_MAGNITUDE && fabs(params->upper) <= ULDP_MAX_MAGNITUDE))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("bounds must be finite numbers within [%g, %g]",
-						-ULDP_MAX_MAGNITUDE, ULDP_MAX_MAGNITUDE),
-				 errhint("Omit the bounds to let uldp estimate the scale of the data privately.")));
-	if (!(params->lower < params->upper))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("lower bound %g must be less than upper bound %g",
-						params->lower, params->upper),
-				 errhint("Pass the bounds as (lower, upper).")));
+	uldp_check_bounds(params->lower, params->upper);
 	if (params->has_tau && !params->has_bounds)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -47,6 +47,7 @@ extern void uldp_check_not_null(int nvalues, const char *const *names,
 								const bool *nulls);
 extern void uldp_check_epsilon(double epsilon);
 extern void uldp_check_delta(double delta);
+extern void uldp_check_bounds(double lower, double upper);
 extern void uldp_check_scale(const char *name, double value, const char *hint);
 extern void uldp_vector_params_set(UldpVectorParams *params, int nvalues,
 								   const Datum *values, const bool *nulls);

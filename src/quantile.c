@@ -87,18 +87,7 @@ quantile_params_set(QuantileParams *params, int nvalues, const Datum *values,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("q must be a number strictly between 0 and 1, not %g", params->q),
 				 errhint("q is the fraction of users below the quantile: 0.5 for the median, 0.9 for the 90th percentile.")));
-	if (!(fabs(params->lower) <= ULDP_MAX_MAGNITUDE && fabs(params->upper) <= ULDP_MAX_MAGNITUDE))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("bounds must be finite numbers within [%g, %g]",
-						-ULDP_MAX_MAGNITUDE, ULDP_MAX_MAGNITUDE),
-				 errhint("Pass NULL for a bound to leave it out.")));
-	if (!(params->lower < params->upper))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("lower bound %g must be less than upper bound %g",
-						params->lower, params->upper),
-				 errhint("Pass the bounds as (lower, upper).")));
+	uldp_check_bounds(params->lower, params->upper);
 }
 
 /*
