@@ -16,9 +16,12 @@
  * With tau (and both bounds), the interval is PrivateRange's (range.c).
  *
  * Otherwise (one bound or none):
- *	1. the private median m (range.c, a floating-point grid, scale free),
- *	   and a scale s: the private median distance from m of the users that
- *	   do not share m's value (off_atom_scale);
+ *	1. a centre m and a scale s: for a mean, m is the private median
+ *	   (range.c, a floating-point grid, scale free); for a sum, m is 0 (or
+ *	   the bound nearest to it), since a sum is taken around 0 anyway and
+ *	   its noise, of sensitivity max(|lower|, |upper|), gains nothing from
+ *	   a centre elsewhere.  s is the private median distance from m of the
+ *	   users that do not share m's value (off_atom_scale);
  *	2. a ladder of half-widths t_j = s 2^(j / 2), j = 0, 1, ..., up to
  *	   LADDER_OCTAVES octaves (or the values' width), and one selection by
  *	   the exponential mechanism with score #{users with |x - m| > t_j}
@@ -50,23 +53,34 @@
 #include "noise.h"
 #include "range.h"
 
-/* shares of a release's epsilon spent on the interval, without bounds */
-#define SHARE_LADDER 0.2
 /*
- * At most two counts (ULDP_CLIPPING_COUNT_SHARE each), two medians
- * (MAX_SHARE_MEDIAN each) and the ladder: 0.7 of epsilon, so that the sum
- * always keeps 0.3, whatever the noisy counts say.
+ * Shares of a release's epsilon spent on the interval, without bounds.
  *
- * The median and the scale each get between MIN_SHARE_MEDIAN and
+ * A mean's interval: at most two counts (ULDP_CLIPPING_COUNT_SHARE each),
+ * two medians (MAX_SHARE_MEDIAN each) and the ladder: 0.7 of epsilon, so
+ * that the sum always keeps 0.3, whatever the noisy counts say.  The
+ * median and the scale each get between MIN_SHARE_MEDIAN and
  * MAX_SHARE_MEDIAN of epsilon, enough for MEDIAN_USERS_EPSILON / (noisy
  * count of users): the exponential mechanism beats the 2^36 keys of a
  * scale-free grid (e^25) when n epsilon / 2, the score gap between the
  * median and values beyond all users, is well above 25: 40 leaves a
  * chance of e^-15 to land away from the data.
+ *
+ * A sum's interval: one count, the scale and the ladder, at most 0.5 of
+ * epsilon.  Its scale only anchors the ladder, which spans 64 octaves, so
+ * it needs no more than MEDIAN_USERS_EPSILON / n (down to
+ * SUM_MIN_SHARE_SCALE).  Its ladder gets a larger share: a sum's error
+ * grows with every clipped user's excess, so it pays to clip fewer users
+ * (the best fixed clipping of a sum clips about 1.4 / epsilon users), and
+ * a sharper selection of the same prior clips fewer; the sum keeps at
+ * least 0.5 of epsilon for its noise (doc/accuracy.md has the tuning).
  */
+#define SHARE_LADDER 0.2
 #define MIN_SHARE_MEDIAN 0.1
 #define MAX_SHARE_MEDIAN 0.2
 #define MEDIAN_USERS_EPSILON 80.0
+#define SUM_SHARE_LADDER 0.25
+#define SUM_MIN_SHARE_SCALE 0.02
 
 #define LADDER_STEPS_PER_OCTAVE 2
 #define LADDER_OCTAVES 64
@@ -179,13 +193,16 @@ uldp_clipping_possible(const UldpParams *params, double epsilon, int128 noisy_us
 		(double) noisy_users * epsilon * MAX_SHARE_MEDIAN >= MEDIAN_USERS_EPSILON;
 }
 
-/* The share of epsilon of a scale-free median over "noisy_users" users */
+/*
+ * The share of epsilon of a scale-free median over "noisy_users" users, at
+ * least "min_share" of epsilon
+ */
 static double
-median_share(int128 noisy_users, double epsilon)
+median_share(int128 noisy_users, double epsilon, double min_share)
 {
 	double		share = MEDIAN_USERS_EPSILON / (double) Max(noisy_users, 1);
 
-	return Min(Max(share, epsilon * MIN_SHARE_MEDIAN), epsilon * MAX_SHARE_MEDIAN);
+	return Min(Max(share, epsilon * min_share), epsilon * MAX_SHARE_MEDIAN);
 }
 
 /*
@@ -205,7 +222,7 @@ median_share(int128 noisy_users, double epsilon)
  */
 static double
 off_atom_scale(const double *values, int64 n, double centre, double atom,
-			   double width, double epsilon, double *spent)
+			   double width, double epsilon, double min_share, double *spent)
 {
 	double		count_epsilon = epsilon * ULDP_CLIPPING_COUNT_SHARE;
 	double	   *distances = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
@@ -225,7 +242,7 @@ off_atom_scale(const double *values, int64 n, double centre, double atom,
 	*spent = count_epsilon;
 	if ((double) noisy * epsilon * MAX_SHARE_MEDIAN >= MEDIAN_USERS_EPSILON)
 	{
-		share = median_share(noisy, epsilon);
+		share = median_share(noisy, epsilon, min_share);
 		scale = uldp_private_median(distances, k, 0, width, 0, share);
 		*spent += share;
 	}
@@ -271,7 +288,7 @@ uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
 		return clipping;
 	}
 
-	share = median_share(noisy_users, epsilon);
+	share = median_share(noisy_users, epsilon, MIN_SHARE_MEDIAN);
 	clipping.epsilon = share + epsilon * SHARE_LADDER;
 
 	clipping.centre = uldp_private_median(values, n, params->lower, params->upper,
@@ -280,7 +297,8 @@ uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
 	width = params->upper - params->lower;
 	/* users within the centre's grid bin (relative 2^-25) share its value */
 	atom = Max(ldexp(fabs(clipping.centre), -22), DBL_MIN);
-	scale = off_atom_scale(values, n, clipping.centre, atom, width, epsilon, &spent);
+	scale = off_atom_scale(values, n, clipping.centre, atom, width, epsilon,
+						   MIN_SHARE_MEDIAN, &spent);
 	clipping.epsilon += spent;
 	/* with no scale (too few users away from the centre), the ladder starts
 	 * at the atom: users away from the centre are clipped onto it */
@@ -291,4 +309,33 @@ uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
 	clipping.lower = Max(clipping.centre - half_width, params->lower);
 	clipping.upper = Min(clipping.centre + half_width, params->upper);
 	return clipping;
+}
+
+/*
+ * The interval of a sum without both bounds, around the public centre 0
+ * (or the bound nearest to it): the scale of the users away from the
+ * centre, then the ladder.  Returns false when a noisy count shows too few
+ * users away from the centre for a scale-free median (post-processing of a
+ * released count); clipping->epsilon is what was spent either way.
+ */
+bool
+uldp_private_sum_clipping(const double *values, int64 n, const UldpParams *params,
+						  double epsilon, UldpClipping *clipping)
+{
+	double		width = params->upper - params->lower;
+	double		scale;
+	double		half_width;
+
+	clipping->centre = Min(Max(0, params->lower), params->upper);
+	scale = off_atom_scale(values, n, clipping->centre, 0, width, epsilon,
+						   SUM_MIN_SHARE_SCALE, &clipping->epsilon);
+	if (!(scale > 0))
+		return false;
+	clipping->epsilon += epsilon * SUM_SHARE_LADDER;
+	Assert(clipping->epsilon <= 0.5 * epsilon);
+	half_width = private_half_width(values, n, clipping->centre, Min(scale, width),
+									width, epsilon * SUM_SHARE_LADDER);
+	clipping->lower = Max(clipping->centre - half_width, params->lower);
+	clipping->upper = Min(clipping->centre + half_width, params->upper);
+	return true;
 }

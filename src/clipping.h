@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * clipping.h
- *	  The clipping interval of user_dp_mean and user_dp_sum.
+ *	  The clipping intervals of user_dp_mean and user_dp_sum.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,5 +27,8 @@ extern bool uldp_clipping_possible(const UldpParams *params, double epsilon,
 extern UldpClipping uldp_private_clipping(const double *values, int64 n,
 										  const UldpParams *params,
 										  double epsilon, int128 noisy_users);
+extern bool uldp_private_sum_clipping(const double *values, int64 n,
+									  const UldpParams *params, double epsilon,
+									  UldpClipping *clipping);
 
 #endif							/* ULDP_CLIPPING_H */

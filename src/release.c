@@ -12,11 +12,11 @@
  *
  * Each user contributes one value: the average of its rows (mean) or their
  * total (sum).  A share of epsilon chooses the interval the values are
- * clipped to and the centre the sum is taken around (clipping.c: nothing
- * with both bounds, PrivateRange with tau, a private median and ladder
- * otherwise).  The rest pays for a fixed-point sum of the clipped values
- * with discrete Laplace noise and, where needed, a noisy user count with
- * discrete Laplace noise of sensitivity 1.  Everything after the noise is
+ * clipped to and, for a mean, the centre the sum is taken around
+ * (clipping.c: nothing with both bounds, PrivateRange with tau, a private
+ * median and ladder otherwise).  The rest pays for a fixed-point sum of the
+ * clipped values with discrete Laplace noise and, for a mean, a noisy user
+ * count with discrete Laplace noise of sensitivity 1.  Everything after the noise is
  * post-processing of noisy integers and public values, including the 95%
  * intervals of the _ci twins, which are computed from the noise's law: no
  * extra charge.
@@ -254,65 +254,32 @@ release_mean(FunctionCallInfo fcinfo)
 }
 
 /*
- * The sum of the users' clipped totals.  With a noisy count already drawn
- * (the interval was chosen privately), in one of two forms, whichever has
- * the smaller noise variance (decided from public and released values
- * only):
- *	- plain: the sum of the clipped values around 0, with noise of
- *	  sensitivity s0 = max(|lower|, |upper|);
- *	- centred: centre * (noisy count) + the sum around the centre, with
- *	  noise of sensitivity s1 = max(upper - centre, centre - lower), which
- *	  wins when the interval is wide around a centre near 0.
- * Without a count (public bounds, centre in the middle), s0 = s1 + |centre|
- * and no split of epsilon between a centred sum and a count beats the plain
- * sum ((s1^(2/3) + |c|^(2/3))^3 >= (s1 + |c|)^2), so the sum is plain.
+ * The sum of the users' clipped totals, around 0: 0 need not lie within
+ * the clipping interval, and the sum of values in [lower, upper] moves by
+ * at most s0 = max(|lower|, |upper|) when a user comes or goes.  Taking it
+ * around a centre c instead would need a count: with public bounds
+ * (s0 = s1 + |c| for the half-width s1 around the middle) no split of
+ * epsilon between the two beats the plain sum
+ * ((s1^(2/3) + |c|^(2/3))^3 >= (s1 + |c|)^2), and without bounds the
+ * interval is chosen around 0 (clipping.c).
  */
 static ScalarRelease
-clipped_sum(const double *values, int64 n, UldpClipping clipping,
-			double epsilon, const NoisyCount *count)
+clipped_sum(const double *values, int64 n, UldpClipping clipping, double epsilon)
 {
-	double		s0 = Max(fabs(clipping.lower), fabs(clipping.upper));
-	double		s1 = Max(clipping.upper - clipping.centre, clipping.centre - clipping.lower);
-	double		c = fabs(clipping.centre);
+	FixedSum	fixed;
+	int128		noisy;
+	double		k;
 	ScalarRelease release;
 
-	if (count == NULL ||
-		!(s1 * s1 + c * c * (epsilon / count->epsilon) * (epsilon / count->epsilon) < s0 * s0))
-	{
-		UldpClipping around_zero = clipping;
-		FixedSum	fixed;
-		int128		noisy;
-		double		k;
-
-		/* 0 need not lie within the clipping interval: the sum around 0 of
-		 * values in [lower, upper] moves by at most max(|lower|, |upper|) */
-		around_zero.centre = 0;
-		around_zero.lower = Min(clipping.lower, 0);
-		around_zero.upper = Max(clipping.upper, 0);
-		fixed = fixed_sum(values, n, around_zero);
-		noisy = fixed.sum + uldp_discrete_laplace(fixed.steps, epsilon);
-		k = uldp_discrete_laplace_tail(fixed.steps, epsilon, 2 * CI_ALPHA);
-		release.estimate = fixed.grid * (double) noisy;
-		release.ci_lower = fixed.grid * ((double) noisy - k);
-		release.ci_upper = fixed.grid * ((double) noisy + k);
-	}
-	else
-	{
-		FixedSum	fixed = fixed_sum(values, n, clipping);
-		int128		noisy_sum = fixed.sum + uldp_discrete_laplace(fixed.steps, epsilon);
-		double		k_sum = uldp_discrete_laplace_tail(fixed.steps, epsilon, CI_ALPHA);
-		double		k_count = uldp_discrete_laplace_tail(1, count->epsilon, CI_ALPHA);
-		double		count_low = Max((double) count->value - k_count, 0);
-		double		count_high = Max((double) count->value + k_count, 0);
-		double		centre = fixed.centre;
-
-		release.estimate = fixed.grid * (double) noisy_sum +
-			centre * (double) Max(count->value, 0);
-		release.ci_lower = fixed.grid * ((double) noisy_sum - k_sum) +
-			Min(centre * count_low, centre * count_high);
-		release.ci_upper = fixed.grid * ((double) noisy_sum + k_sum) +
-			Max(centre * count_low, centre * count_high);
-	}
+	clipping.centre = 0;
+	clipping.lower = Min(clipping.lower, 0);
+	clipping.upper = Max(clipping.upper, 0);
+	fixed = fixed_sum(values, n, clipping);
+	noisy = fixed.sum + uldp_discrete_laplace(fixed.steps, epsilon);
+	k = uldp_discrete_laplace_tail(fixed.steps, epsilon, 2 * CI_ALPHA);
+	release.estimate = fixed.grid * (double) noisy;
+	release.ci_lower = fixed.grid * ((double) noisy - k);
+	release.ci_upper = fixed.grid * ((double) noisy + k);
 	return release;
 }
 
@@ -324,19 +291,12 @@ release_sum(FunctionCallInfo fcinfo)
 	double	   *totals = begin_release(fcinfo, &params, &n, false);
 	double		epsilon = params.epsilon * ULDP_SPEND_MARGIN;
 	UldpClipping clipping;
-	NoisyCount	count;
 
 	if (params.has_bounds)
-	{
 		clipping = uldp_private_clipping(totals, n, &params, epsilon, 0);
-		return clipped_sum(totals, n, clipping, epsilon - clipping.epsilon, NULL);
-	}
-	count = noisy_count(n, epsilon * ULDP_CLIPPING_COUNT_SHARE);
-	if (!uldp_clipping_possible(&params, epsilon, count.value))
+	else if (!uldp_private_sum_clipping(totals, n, &params, epsilon, &clipping))
 		return too_few_users(&params);
-	clipping = uldp_private_clipping(totals, n, &params, epsilon, count.value);
-	return clipped_sum(totals, n, clipping,
-					   epsilon - count.epsilon - clipping.epsilon, &count);
+	return clipped_sum(totals, n, clipping, epsilon - clipping.epsilon);
 }
 
 static Datum
