@@ -8,10 +8,10 @@
  * The model is theta = (weights, intercept) in R^(d+1), fit to rows
  * (x, y): features x clipped to the l2 ball of feature_radius X, then
  * extended by a constant 1 for the intercept, and labels clamped to [0, 1]
- * (logistic) or [-label_bound, label_bound] (squared).  The loss of a row is
- * log(1 + exp(theta.x)) - y theta.x (logistic) or (theta.x - y)^2 / 2
- * (squared); the objective is the average over users of each user's average
- * loss, plus l2 |theta|^2 / 2, over the ball |theta| <= radius R.
+ * (logistic) or [-label_bound, label_bound] (squared).  The objective is
+ * the average over users of each user's average loss (sgdproblem.c), plus
+ * l2 |theta|^2 / 2, over the ball |theta| <= radius R.  Each method has its
+ * own file behind sgdmethod.h: sgdwinsorized.c, sgdphased.c.
  *
  * The default step is 1 / H, H a bound on the curvature of the average
  * loss: the largest eigenvalue of E[x x^T] (times 1/4 for logistic) is at
@@ -32,30 +32,12 @@
  * default is then finite and moderate: a garbage median at small n made
  * feature_radius 1e-50 (a constant model) or radius 1e51 (squared loss).
  *
- * winsorized (Algorithm 3): at each of T steps, every user's average
- * gradient at theta_t is one point; their mean is released by
- * WinsorizedMeanHighD (highdim.c), the gradient of the regularizer (which
- * reads no data) is added, and theta takes a projected gradient step.
- * The model is the average of the second half of the iterates.
- *
- * phased_erm (Algorithm 4): every user joins one of K phases, phase k with
- * probability 2^-k (the last phase takes the remainder), drawn
- * independently per user.  Phase k runs Algorithm 3 on its users for the
- * objective plus lambda_k |theta - theta_(k-1)|^2 / 2, lambda_k = 4^k lambda,
- * starting from the previous phase's model; lambda = G / (R sqrt(n)) with n
- * the noisy count of users and G the gradient clip.
- *
  * Privacy (doc/privacy.md proves it).  rho = uldp_zcdp_rho(epsilon, delta).
  * Sequentially: the noisy count of users (rho / 8, also the threshold
  * below which no model is released, see vecrelease.c), the private feature
  * radius and label bound when not given and the count allows (rho / 8
- * each); the rest, rho', goes to the steps.  winsorized: each step gets
- * rho' / T.  phased_erm: each user's rows are read by one phase only, and
- * the phases are drawn independently of the data, so by parallel
- * composition (Renyi divergence is jointly quasi-convex) every phase may
- * use all of rho': its own noisy count (rho' / 8) and T steps of
- * 7 rho' / 8T.  Each step's gradients are clipped to the l2 ball of
- * gradient_clip, which bounds one user's point.
+ * each); the rest, rho', goes to the method's fit, which is rho'-zCDP
+ * (sgdmethod.h).
  *
  *-------------------------------------------------------------------------
  */
@@ -74,14 +56,12 @@
 
 #include "accountant.h"
 #include "budget.h"
-#include "highdim.h"
 #include "params.h"
-#include "random.h"
 #include "sgd.h"
+#include "sgdmethod.h"
 #include "vecrelease.h"
 #include "vecstate.h"
 
-#define COUNT_SHARE 0.125
 #define SCALE_SHARE 0.125
 /*
  * Private scales: the median over users of the root mean square feature
@@ -106,51 +86,19 @@
  * times the users.
  */
 #define SCALE_FAILURE 1e-3
-/*
- * Every scale option lies in [SCALE_MIN, SCALE_MAX], and so does every
- * private scale (the public search domain of uldp_private_scale).  Then
- * every quantity computed from them stays finite for any data: the radius
- * (at most 10 * 3e50 * 1e50 by default), the gradient clip (1e100), a
- * row's gradient (at most (R |x| + label) |x| < 1e203), the curvature
- * (1e100), lambda (1e150 times 4^20) and the steps.  Data outside the
- * domain is clipped as any other: only the model's accuracy suffers.
- */
-#define SCALE_MIN 1e-50
-#define SCALE_MAX 1e50
+#define SCALE_MIN ULDP_SGD_SCALE_MIN
+#define SCALE_MAX ULDP_SGD_SCALE_MAX
 #define DEFAULT_ITERATIONS 50
 #define DEFAULT_PHASES 3
 #define DEFAULT_L2 1e-3
 #define MAX_ITERATIONS 10000
 #define MAX_PHASES 20
 
-typedef enum SgdLoss
-{
-	LOSS_SQUARED,
-	LOSS_LOGISTIC
-} SgdLoss;
-
-typedef enum SgdMethod
-{
-	METHOD_WINSORIZED,
-	METHOD_PHASED_ERM
-} SgdMethod;
-
-/* the options; a value of 0 means "not given" for the optional scales */
-typedef struct SgdOptions
-{
-	SgdLoss		loss;
-	SgdMethod	method;
-	int			iterations;
-	int			phases;
-	double		step_size;
-	double		radius;
-	double		l2;
-	double		feature_radius;
-	double		label_bound;
-	double		gradient_clip;
-	double		tau;
-	int			dimension;		/* of the features, when the plan cannot tell */
-} SgdOptions;
+/* the methods, by name; the first is the default */
+static const SgdMethod *const methods[] = {
+	&uldp_sgd_winsorized,
+	&uldp_sgd_phased_erm
+};
 
 PG_FUNCTION_INFO_V1(uldp_sgd_finalfn);
 PG_FUNCTION_INFO_V1(uldp_predict);
@@ -204,6 +152,22 @@ option_is(const JsonbValue *value, const char *word)
 		memcmp(value->val.string.val, word, value->val.string.len) == 0;
 }
 
+/* "Use "a", "b" or "c"." */
+static const char *
+method_hint(void)
+{
+	StringInfoData hint;
+
+	initStringInfo(&hint);
+	appendStringInfoString(&hint, "Use");
+	for (int i = 0; i < lengthof(methods); i++)
+		appendStringInfo(&hint, "%s \"%s\"",
+						 i == 0 ? "" : i == lengthof(methods) - 1 ? " or" : ",",
+						 methods[i]->name);
+	appendStringInfoChar(&hint, '.');
+	return hint.data;
+}
+
 /* The options of a jsonb object (NULL: all defaults). */
 static SgdOptions
 parse_options(Jsonb *jsonb)
@@ -214,6 +178,7 @@ parse_options(Jsonb *jsonb)
 	JsonbIteratorToken token;
 	char	   *key = NULL;
 
+	options.method = methods[0];
 	options.iterations = DEFAULT_ITERATIONS;
 	options.phases = DEFAULT_PHASES;
 	options.l2 = DEFAULT_L2;
@@ -247,12 +212,12 @@ parse_options(Jsonb *jsonb)
 		}
 		else if (strcmp(key, "method") == 0)
 		{
-			if (option_is(&value, "winsorized"))
-				options.method = METHOD_WINSORIZED;
-			else if (option_is(&value, "phased_erm"))
-				options.method = METHOD_PHASED_ERM;
-			else
-				refuse_option(key, "unknown method", "Use \"winsorized\" or \"phased_erm\".");
+			options.method = NULL;
+			for (int i = 0; i < lengthof(methods); i++)
+				if (option_is(&value, methods[i]->name))
+					options.method = methods[i];
+			if (options.method == NULL)
+				refuse_option(key, "unknown method", method_hint());
 		}
 		else if (strcmp(key, "iterations") == 0)
 			options.iterations = option_count(key, &value, MAX_ITERATIONS);
@@ -302,16 +267,7 @@ scales_not_given(const SgdOptions *options)
 static double
 rho_for_steps(double rho, int scales)
 {
-	return rho * (1 - COUNT_SHARE - scales * SCALE_SHARE);
-}
-
-/* The rho of one gradient step (phased_erm: in every phase). */
-static double
-rho_per_step(const SgdOptions *options, double rho_steps)
-{
-	if (options->method == METHOD_PHASED_ERM)
-		rho_steps *= 1 - COUNT_SHARE;
-	return rho_steps / options->iterations;
+	return rho * (1 - ULDP_SGD_COUNT_SHARE - scales * SCALE_SHARE);
 }
 
 /*
@@ -324,17 +280,11 @@ rho_per_step(const SgdOptions *options, double rho_steps)
 static void
 check_budget(const SgdOptions *options, double epsilon, double delta)
 {
-	static const char *hint = "Raise epsilon or delta, or lower iterations.";
 	double		rho = uldp_release_rho(epsilon, delta);
-	/* the least the steps can get: every scale not given is paid for */
-	double		rho_steps = rho_for_steps(rho, scales_not_given(options));
 
-	uldp_rho_validate("user_dp_sgd", epsilon, delta, rho * COUNT_SHARE,
-					  rho_per_step(options, rho_steps), hint);
-	/* each phase's own noisy count */
-	if (options->method == METHOD_PHASED_ERM)
-		uldp_rho_validate("user_dp_sgd", epsilon, delta, rho_steps * COUNT_SHARE,
-						  rho_per_step(options, rho_steps), hint);
+	/* the least the fit can get: every scale not given is paid for */
+	options->method->check_budget(options, epsilon, delta, rho * ULDP_SGD_COUNT_SHARE,
+								  rho_for_steps(rho, scales_not_given(options)));
 }
 
 /* The epsilon, delta and options of a call, validated. */
@@ -376,153 +326,14 @@ uldp_sgd_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 	plan->dimension = uldp_vector_dimension(call->function, dimension,
 											", or give the \"dimension\" option");
 	width = plan->dimension + 1;
-	/* the state; the rows sorted by user; per user its index, its gradient,
-	 * its scale, its phase and the mechanism's working memory */
+	/* the state; the rows sorted by user; per user its scale and the
+	 * method's working memory */
 	plan->bytes_per_row = uldp_vec_state_bytes_per_row(true, plan->dimension) +
-		width * sizeof(double) + sizeof(UldpUserRows) + sizeof(int64) +
-		width * sizeof(double) + uldp_highdim_bytes_per_point(width) + sizeof(double) +
-		sizeof(int64) + sizeof(int8);
+		width * sizeof(double) + sizeof(UldpUserRows) + sizeof(double) +
+		options.method->bytes_per_row(width);
 	/* and the model's vectors: theta, a gradient, an average, an anchor */
 	plan->fixed_bytes = uldp_vec_state_fixed_bytes(true, plan->dimension) +
 		uldp_highdim_fixed_bytes(width) + 4 * width * sizeof(double);
-}
-
-/* A training problem: the users' rows, already clipped, and the bounds. */
-typedef struct SgdProblem
-{
-	UldpUserRows *users;
-	int64		nusers;
-	int			dim;			/* features; the model has dim + 1 weights */
-	SgdOptions	options;
-	double		smoothness;		/* bound on the curvature of the average loss */
-} SgdProblem;
-
-static double
-sigmoid(double z)
-{
-	return z >= 0 ? 1 / (1 + exp(-z)) : exp(z) / (1 + exp(z));
-}
-
-static double
-linear(const double *theta, const double *row, int dim)
-{
-	double		z = theta[dim];
-
-	for (int j = 0; j < dim; j++)
-		z += theta[j] * row[j];
-	return z;
-}
-
-/* out (dim + 1) <- the average gradient of a user's losses at theta */
-static void
-user_gradient(const SgdProblem *problem, const UldpUserRows *user,
-			  const double *theta, double *out)
-{
-	int			dim = problem->dim;
-
-	memset(out, 0, (dim + 1) * sizeof(double));
-	for (int64 r = 0; r < user->count; r++)
-	{
-		const double *row = &user->rows[r * (dim + 1)];
-		double		z = linear(theta, row, dim);
-		double		residual = (problem->options.loss == LOSS_LOGISTIC ? sigmoid(z) : z) - row[dim];
-
-		for (int j = 0; j < dim; j++)
-			out[j] += residual * row[j];
-		out[dim] += residual;
-	}
-	for (int j = 0; j <= dim; j++)
-		out[j] /= (double) Max(user->count, 1);
-}
-
-/*
- * Algorithm 3 on the users listed in "members" (all users if NULL):
- * "iterations" private gradient steps of rho_step each, from theta (which
- * receives the model), regularized by lambda |theta - anchor|^2 / 2.
- */
-static void
-winsorized_descent(const SgdProblem *problem, const int64 *members,
-				   int64 nmembers, const UldpUserCount *count, double rho_step,
-				   double lambda, const double *anchor, double *theta)
-{
-	int			width = problem->dim + 1;
-	const SgdOptions *options = &problem->options;
-	double	   *points = palloc_extended(Max(nmembers, 1) * width * sizeof(double), MCXT_ALLOC_HUGE);
-	double	   *gradient = palloc(width * sizeof(double));
-	double	   *average = palloc0(width * sizeof(double));
-	double		step = options->step_size > 0 ? options->step_size :
-		1 / (problem->smoothness + options->l2 + lambda);
-	int			averaged = 0;
-
-	for (int t = 0; t < options->iterations; t++)
-	{
-		for (int64 i = 0; i < nmembers; i++)
-			user_gradient(problem, &problem->users[members ? members[i] : i], theta,
-						  &points[i * width]);
-		uldp_highdim_mean(points, nmembers, width, options->gradient_clip,
-						  options->tau, rho_step, count, gradient);
-		for (int j = 0; j < width; j++)
-			theta[j] -= step * (gradient[j] + options->l2 * theta[j] +
-								lambda * (theta[j] - anchor[j]));
-		uldp_clip_to_ball(theta, width, options->radius);
-		if (2 * t >= options->iterations - 1)
-		{
-			for (int j = 0; j < width; j++)
-				average[j] += theta[j];
-			averaged++;
-		}
-	}
-	for (int j = 0; j < width; j++)
-		theta[j] = average[j] / averaged;
-	pfree(points);
-	pfree(gradient);
-	pfree(average);
-}
-
-/* Algorithm 4: phases of fresh users and growing regularization. */
-static void
-phased_erm(const SgdProblem *problem, const UldpUserCount *count, double rho,
-		   double *theta)
-{
-	int			width = problem->dim + 1;
-	int			phases = problem->options.phases;
-	int64	   *members = palloc_extended(Max(problem->nusers, 1) * sizeof(int64), MCXT_ALLOC_HUGE);
-	int8	   *phase_of = palloc_extended(Max(problem->nusers, 1), MCXT_ALLOC_HUGE);
-	double	   *anchor = palloc0(width * sizeof(double));
-	double		lambda = problem->options.gradient_clip /
-		(problem->options.radius * sqrt(Max(count->noisy, 1)));
-
-	/* phase k < K with probability 2^-k: the number of leading ones + 1 */
-	for (int64 i = 0; i < problem->nusers; i++)
-	{
-		uint64		bits = uldp_random_u64();
-		int			phase = 1;
-
-		while (phase < phases && (bits & 1))
-		{
-			bits >>= 1;
-			phase++;
-		}
-		phase_of[i] = (int8) phase;
-	}
-
-	for (int phase = 1; phase <= phases; phase++)
-	{
-		int64		nmembers = 0;
-		UldpUserCount phase_count;
-
-		for (int64 i = 0; i < problem->nusers; i++)
-			if (phase_of[i] == phase)
-				members[nmembers++] = i;
-		phase_count = uldp_noisy_count(nmembers, rho * COUNT_SHARE);
-		memcpy(anchor, theta, width * sizeof(double));
-		winsorized_descent(problem, members, nmembers, &phase_count,
-						   rho_per_step(&problem->options, rho),
-						   ldexp(lambda, 2 * phase), anchor, theta);
-	}
-	pfree(members);
-	pfree(phase_of);
-	pfree(anchor);
 }
 
 /*
@@ -634,24 +445,34 @@ append_number(StringInfo out, const char *key, double value)
 		appendStringInfo(out, ", \"%s\": %s", key, float8out_internal(value));
 }
 
+/*
+ * The released model: its weights, the options it was fit with and the
+ * report of the fit (NULL: too few users, no fit)
+ */
 static Datum
-model_jsonb(const SgdOptions *options, const double *theta, int width,
-			double epsilon, double delta)
+model_jsonb(const SgdOptions *options, const SgdReport *report,
+			const double *theta, int width, double epsilon, double delta)
 {
 	StringInfoData out;
 
 	initStringInfo(&out);
 	appendStringInfo(&out, "{\"loss\": \"%s\", \"method\": \"%s\", \"weights\": [",
 					 options->loss == LOSS_LOGISTIC ? "logistic" : "squared",
-					 options->method == METHOD_WINSORIZED ? "winsorized" : "phased_erm");
+					 options->method->name);
 	for (int j = 0; j < width; j++)
 		appendStringInfo(&out, "%s%s", j > 0 ? ", " : "", float8out_internal(theta[j]));
 	appendStringInfoString(&out, "]");
 	append_number(&out, "epsilon", epsilon);
 	append_number(&out, "delta", delta);
 	append_number(&out, "iterations", options->iterations);
-	if (options->method == METHOD_PHASED_ERM)
-		append_number(&out, "phases", options->phases);
+	if (report != NULL)
+	{
+		appendStringInfo(&out, ", \"phases\": %d, \"steps\": %d, \"passes\": %d",
+						 report->phases, report->steps, report->passes);
+		appendStringInfo(&out, ", \"gradient_evaluations\": %s, \"test_failed\": %s",
+						 float8out_internal(report->gradient_evaluations),
+						 report->test_failed ? "true" : "false");
+	}
 	append_number(&out, "step_size", options->step_size);
 	append_number(&out, "radius", options->radius);
 	appendStringInfo(&out, ", \"l2\": %s", float8out_internal(options->l2));
@@ -683,6 +504,7 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 	double		typical_label;
 	double	   *theta;
 	SgdProblem	problem = {0};
+	SgdReport	report = {0};
 
 	uldp_refuse_window(fcinfo);
 	uldp_release_begin(fcinfo);
@@ -693,10 +515,11 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 	problem.dim = uldp_release_plan(fcinfo)->dimension;
 	if (state != NULL)
 		problem.users = uldp_vec_user_rows(state, &problem.nusers,
-										   uldp_highdim_bytes_per_point(problem.dim + 1));
-	count = uldp_noisy_count(problem.nusers, rho * COUNT_SHARE);
-	if (!uldp_enough_users(&count, rho * COUNT_SHARE, delta * ULDP_SPEND_MARGIN))
-		PG_RETURN_DATUM(model_jsonb(&problem.options, NULL, 0, epsilon, delta));
+										   sizeof(double) +
+										   problem.options.method->bytes_per_row(problem.dim + 1));
+	count = uldp_noisy_count(problem.nusers, rho * ULDP_SGD_COUNT_SHARE);
+	if (!uldp_enough_users(&count, rho * ULDP_SGD_COUNT_SHARE, delta * ULDP_SPEND_MARGIN))
+		PG_RETURN_DATUM(model_jsonb(&problem.options, NULL, NULL, 0, epsilon, delta));
 
 	/* private scales only if they all land in the users' central half */
 	scales = scales_not_given(&problem.options);
@@ -723,14 +546,11 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 		(problem.options.loss == LOSS_LOGISTIC ? 0.25 : 1);
 
 	theta = palloc0((problem.dim + 1) * sizeof(double));
-	if (problem.options.method == METHOD_WINSORIZED)
-		winsorized_descent(&problem, NULL, problem.nusers, &count,
-						   rho_per_step(&problem.options, rho_rest), 0, theta, theta);
-	else
-		phased_erm(&problem, &count, rho_rest, theta);
+	problem.options.method->fit(&problem, &count, rho_rest, theta, &report);
 	if (problem.options.step_size == 0)
 		problem.options.step_size = 1 / (problem.smoothness + problem.options.l2);
-	PG_RETURN_DATUM(model_jsonb(&problem.options, theta, problem.dim + 1, epsilon, delta));
+	PG_RETURN_DATUM(model_jsonb(&problem.options, &report, theta, problem.dim + 1,
+								epsilon, delta));
 }
 
 /* A released model, as uldp.predict reads it. */
@@ -830,7 +650,7 @@ uldp_predict(PG_FUNCTION_ARGS)
 	features = palloc(Max(n, 1) * sizeof(double));
 	memcpy(features, ARR_DATA_PTR(array), n * sizeof(double));
 	uldp_clip_to_ball(features, n, model->feature_radius);
-	z = linear(model->weights, features, n);
+	z = uldp_sgd_linear(model->weights, features, n);
 	pfree(features);
-	PG_RETURN_FLOAT8(model->logistic ? sigmoid(z) : z);
+	PG_RETURN_FLOAT8(model->logistic ? uldp_sgd_sigmoid(z) : z);
 }

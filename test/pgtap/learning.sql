@@ -19,7 +19,7 @@ INSERT INTO public.uldp_tap_learning_rows
 GRANT SELECT ON public.uldp_tap_learning_rows TO uldp_tap_learning_analyst, uldp_tap_learning_poor;
 SELECT uldp.set_budget('uldp_tap_learning_analyst', 1000, 0.1) IS NULL AS budget_set \gset
 
-SELECT plan(86);
+SELECT plan(89);
 
 -- ---------------------------------------------------------------------------
 -- signatures and return types
@@ -165,11 +165,13 @@ CREATE TEMP TABLE models AS
     SELECT 'logistic', user_dp_sgd(v, c, u, 2, 1e-6, '{"loss": "logistic", "method": "phased_erm", "phases": 2, "iterations": 5, "tau": 1}')
     FROM uldp_tap_learning_rows;
 SELECT is((SELECT array_agg(k ORDER BY k) FROM models, jsonb_object_keys(m) k WHERE name = 'linear'),
-    ARRAY['delta', 'epsilon', 'feature_radius', 'gradient_clip', 'iterations', 'l2', 'label_bound', 'loss', 'method',
-          'radius', 'step_size', 'weights'], 'a linear model has exactly these keys');
+    ARRAY['delta', 'epsilon', 'feature_radius', 'gradient_clip', 'gradient_evaluations', 'iterations', 'l2',
+          'label_bound', 'loss', 'method', 'passes', 'phases', 'radius', 'step_size', 'steps', 'test_failed',
+          'weights'], 'a linear model has exactly these keys');
 SELECT is((SELECT array_agg(k ORDER BY k) FROM models, jsonb_object_keys(m) k WHERE name = 'logistic'),
-    ARRAY['delta', 'epsilon', 'feature_radius', 'gradient_clip', 'iterations', 'l2', 'loss', 'method', 'phases',
-          'radius', 'step_size', 'tau', 'weights'], 'a logistic phased_erm model with tau has exactly these keys');
+    ARRAY['delta', 'epsilon', 'feature_radius', 'gradient_clip', 'gradient_evaluations', 'iterations', 'l2', 'loss',
+          'method', 'passes', 'phases', 'radius', 'step_size', 'steps', 'tau', 'test_failed', 'weights'],
+    'a logistic phased_erm model with tau has exactly these keys');
 SELECT is((SELECT jsonb_array_length(m -> 'weights') FROM models WHERE name = 'linear'), 3, 'two features: three weights');
 SELECT ok((SELECT bool_and(jsonb_typeof(w) = 'number') FROM models, jsonb_array_elements(m -> 'weights') w),
     'every weight is a number');
@@ -177,6 +179,13 @@ SELECT is((SELECT m ->> 'loss' || ' ' || (m ->> 'method') || ' ' || (m ->> 'iter
            FROM models WHERE name = 'linear'), 'squared winsorized 10 2', 'the linear model records its settings');
 SELECT is((SELECT m ->> 'loss' || ' ' || (m ->> 'method') || ' ' || (m ->> 'phases') || ' ' || (m ->> 'tau')
            FROM models WHERE name = 'logistic'), 'logistic phased_erm 2 1', 'the logistic model records its settings');
+SELECT is((SELECT (m ->> 'phases') || ' ' || (m ->> 'steps') || ' ' || (m ->> 'passes') || ' ' || (m ->> 'test_failed')
+           FROM models WHERE name = 'linear'), '1 10 10 false', 'a winsorized fit reports one phase of 10 steps, each reading every row');
+SELECT is((SELECT (m ->> 'phases') || ' ' || (m ->> 'steps') || ' ' || (m ->> 'passes') || ' ' || (m ->> 'test_failed')
+           FROM models WHERE name = 'logistic'), '2 10 5 false', 'a phased fit reports 2 phases of 5 steps, each row read in one');
+SELECT ok((SELECT (m ->> 'gradient_evaluations')::float8 = 10 * round((m ->> 'gradient_evaluations')::float8 / 10)
+                  AND (m ->> 'gradient_evaluations')::float8 > 0 FROM models WHERE name = 'linear'),
+    'a winsorized fit reports its user gradients: 10 steps times a noisy count');
 SELECT ok((SELECT (m ->> 'delta')::float8 BETWEEN 0.999999e-6 AND 1.000001e-6 FROM models WHERE name = 'linear'),
     'the model records delta');
 SELECT ok((SELECT (m ->> 'feature_radius')::float8 > 0 AND (m ->> 'radius')::float8 > 0 AND (m ->> 'step_size')::float8 > 0

@@ -1,0 +1,57 @@
+/*-------------------------------------------------------------------------
+ *
+ * sgdmethod.h
+ *	  The methods of user_dp_sgd, one file each, behind one interface.
+ *
+ * sgd.c pays for the release's noisy count and the private scales, clips
+ * the rows and hands the rest of the budget, rho (zCDP), to the method's
+ * fit.  A method reads each user's rows only through
+ * uldp_sgd_user_gradient, must be rho-zCDP under adding or removing one
+ * user for every input (doc/privacy.md), and reports public facts only:
+ * what it planned from public parameters and released values.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ULDP_SGDMETHOD_H
+#define ULDP_SGDMETHOD_H
+
+#include "sgdproblem.h"
+#include "vecrelease.h"
+
+/* Public facts about a fit, released with the model. */
+typedef struct SgdReport
+{
+	int			phases;
+	int			steps;			/* gradient steps, over all phases */
+	int			passes;			/* gradients evaluated per row */
+	double		gradient_evaluations;	/* user gradients, planned from
+										 * released counts */
+	bool		test_failed;	/* a concentration test failed: theta is the
+								 * initial point */
+} SgdReport;
+
+typedef struct SgdMethod
+{
+	const char *name;
+	/*
+	 * Refuses, before the charge, a budget the method cannot honour whatever
+	 * the data (uldp_rho_validate): rho_count is the rho of the release's
+	 * noisy count, rho_steps the least the fit gets.
+	 */
+	void		(*check_budget) (const SgdOptions *options, double epsilon,
+								 double delta, double rho_count,
+								 double rho_steps);
+	/* working memory per row (an upper bound per user), for the plan */
+	Size		(*bytes_per_row) (int width);
+	/*
+	 * theta (zero on entry) <- the model, rho-zCDP; count is the release's
+	 * noisy user count, already paid for.
+	 */
+	void		(*fit) (const SgdProblem *problem, const UldpUserCount *count,
+						double rho, double *theta, SgdReport *report);
+} SgdMethod;
+
+extern const SgdMethod uldp_sgd_winsorized;
+extern const SgdMethod uldp_sgd_phased_erm;
+
+#endif							/* ULDP_SGDMETHOD_H */

@@ -1,0 +1,69 @@
+/*-------------------------------------------------------------------------
+ *
+ * sgdproblem.c
+ *	  The losses of user_dp_sgd and their gradients, shared by its methods.
+ *
+ * A row (x, y) has its features clipped to the l2 ball of feature_radius
+ * and its label clamped (sgd.c); the model theta = (weights, intercept)
+ * scores it theta.x + intercept.  The loss of a row is
+ * log(1 + exp(theta.x)) - y theta.x (logistic) or (theta.x - y)^2 / 2
+ * (squared): both have the gradient (prediction - y) (x, 1).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "sgdproblem.h"
+
+double
+uldp_sgd_sigmoid(double z)
+{
+	return z >= 0 ? 1 / (1 + exp(-z)) : exp(z) / (1 + exp(z));
+}
+
+double
+uldp_sgd_linear(const double *theta, const double *row, int dim)
+{
+	double		z = theta[dim];
+
+	for (int j = 0; j < dim; j++)
+		z += theta[j] * row[j];
+	return z;
+}
+
+/* out (dim + 1) <- the average gradient of a user's losses at theta */
+void
+uldp_sgd_user_gradient(const SgdProblem *problem, const UldpUserRows *user,
+					   const double *theta, double *out)
+{
+	int			dim = problem->dim;
+
+	memset(out, 0, (dim + 1) * sizeof(double));
+	for (int64 r = 0; r < user->count; r++)
+	{
+		const double *row = &user->rows[r * (dim + 1)];
+		double		z = uldp_sgd_linear(theta, row, dim);
+		double		residual = (problem->options.loss == LOSS_LOGISTIC ?
+								uldp_sgd_sigmoid(z) : z) - row[dim];
+
+		for (int j = 0; j < dim; j++)
+			out[j] += residual * row[j];
+		out[dim] += residual;
+	}
+	for (int j = 0; j <= dim; j++)
+		out[j] /= (double) Max(user->count, 1);
+}
+
+/*
+ * The step of gradient descent on the objective plus
+ * lambda |theta - anchor|^2 / 2: the step_size option, or 1 / (its
+ * curvature bound).
+ */
+double
+uldp_sgd_step(const SgdProblem *problem, double lambda)
+{
+	return problem->options.step_size > 0 ? problem->options.step_size :
+		1 / (problem->smoothness + problem->options.l2 + lambda);
+}
