@@ -396,28 +396,23 @@ uldp_exponential_select(const UldpSegmentSource *source, double epsilon)
 	return segment.start + uldp_uniform_u64(segment.length);
 }
 
-/*
- * The median's segments of the domain, in order: the gap before each
- * distinct key, the key itself, and the gap after the last key; the score
- * of a candidate b is max(#{keys < b}, #{keys > b}).  Segments are
- * recomputed rather than stored, so the mechanism needs one byte per
- * segment whatever the number of users.
- */
-typedef struct MedianWalk
+static uint64
+walk_key(const UldpKeyWalk *walk, int64 i)
 {
-	const uint64 *keys;
-	int64		n;
-	uint64		domain;
-	int64		next;			/* index of the next distinct key */
-	int64		below;			/* users whose key lies before "position" */
-	uint64		position;		/* first candidate not yet walked */
-	bool		at_key;			/* the gap before keys[next] is done */
-} MedianWalk;
+	return *(const uint64 *) (walk->keys + i * walk->stride);
+}
+
+static uint128
+walk_weight(const UldpKeyWalk *walk, int64 i)
+{
+	return walk->weights == NULL ? 1 :
+		(uint64) *(const double *) (walk->weights + i * walk->stride);
+}
 
 static void
-median_start(void *arg)
+key_walk_start(void *arg)
 {
-	MedianWalk *walk = (MedianWalk *) arg;
+	UldpKeyWalk *walk = (UldpKeyWalk *) arg;
 
 	walk->next = 0;
 	walk->below = 0;
@@ -425,12 +420,16 @@ median_start(void *arg)
 	walk->at_key = false;
 }
 
+/*
+ * Segments are recomputed rather than stored, so the mechanism needs one
+ * byte per segment whatever the number of entries.
+ */
 static bool
-median_next(void *arg, UldpSegment *segment)
+key_walk_next(void *arg, UldpSegment *segment)
 {
-	MedianWalk *walk = (MedianWalk *) arg;
+	UldpKeyWalk *walk = (UldpKeyWalk *) arg;
 	uint64		key;
-	int64		count = 0;
+	uint128		weight = 0;
 
 	segment->prior_log2 = 0;
 	if (walk->next >= walk->n)
@@ -439,11 +438,11 @@ median_next(void *arg, UldpSegment *segment)
 			return false;
 		segment->start = walk->position;
 		segment->length = walk->domain - walk->position;
-		segment->score = walk->n;
+		segment->score = walk->score(walk->below, 0, walk->total, walk->score_arg);
 		walk->position = walk->domain;
 		return true;
 	}
-	key = walk->keys[walk->next];
+	key = walk_key(walk, walk->next);
 	if (!walk->at_key)
 	{
 		walk->at_key = true;
@@ -451,28 +450,50 @@ median_next(void *arg, UldpSegment *segment)
 		{
 			segment->start = walk->position;
 			segment->length = key - walk->position;
-			segment->score = Max(walk->below, walk->n - walk->below);
+			segment->score = walk->score(walk->below, 0, walk->total, walk->score_arg);
 			return true;
 		}
 	}
-	while (walk->next + count < walk->n && walk->keys[walk->next + count] == key)
-		count++;
+	while (walk->next < walk->n && walk_key(walk, walk->next) == key)
+		weight += walk_weight(walk, walk->next++);
 	segment->start = key;
 	segment->length = 1;
-	segment->score = Max(walk->below, walk->n - walk->below - count);
-	walk->below += count;
-	walk->next += count;
+	segment->score = walk->score(walk->below, weight, walk->total, walk->score_arg);
+	walk->below += weight;
 	walk->position = key + 1;
 	walk->at_key = false;
 	return true;
+}
+
+/*
+ * The segments of walk's keys, which must be sorted; fills in the walk's
+ * total weight.
+ */
+UldpSegmentSource
+uldp_key_walk_source(UldpKeyWalk *walk)
+{
+	UldpSegmentSource source = {key_walk_start, key_walk_next, walk, 2 * walk->n + 1};
+
+	walk->total = 0;
+	for (int64 i = 0; i < walk->n; i++)
+		walk->total += walk_weight(walk, i);
+	return source;
+}
+
+/* A candidate's median score: max(#{keys < b}, #{keys > b}) */
+static long double
+median_score(uint128 below, uint128 at, uint128 total, const void *arg)
+{
+	return (long double) (uint64) Max(below, total - below - at);
 }
 
 uint64
 uldp_exponential_median(const uint64 *sorted_keys, int64 n, uint64 domain,
 						double epsilon)
 {
-	MedianWalk	walk = {sorted_keys, n, domain};
-	UldpSegmentSource source = {median_start, median_next, &walk, 2 * n + 1};
+	UldpKeyWalk walk = {(const char *) sorted_keys, NULL, sizeof(uint64), n, domain,
+	median_score, NULL};
+	UldpSegmentSource source = uldp_key_walk_source(&walk);
 
 	/*
 	 * Adding one user raises every score by 0 or 1 and lowers none: the

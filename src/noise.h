@@ -45,6 +45,35 @@ typedef struct UldpSegmentSource
 
 extern uint64 uldp_exponential_select(const UldpSegmentSource *source,
 									  double epsilon);
+
+/*
+ * Sorted weighted keys as segments of the exponential mechanism: the gap
+ * before each distinct key, the key itself, and the gap after the last
+ * key.  A segment's score is score(below, at, total, arg): the weight of
+ * the keys before it, on it (0 on a gap) and in all.
+ */
+typedef long double (*UldpKeyScore) (uint128 below, uint128 at, uint128 total,
+									 const void *arg);
+
+typedef struct UldpKeyWalk
+{
+	const char *keys;			/* a uint64 key every "stride" bytes */
+	const char *weights;		/* a double holding an integer weight every
+								 * "stride" bytes; NULL: each weighs 1 */
+	Size		stride;
+	int64		n;
+	uint64		domain;
+	UldpKeyScore score;
+	const void *score_arg;
+	/* where the walk is */
+	uint128		total;
+	int64		next;			/* index of the next distinct key's first entry */
+	uint128		below;			/* weight of the keys before "position" */
+	uint64		position;		/* first candidate not yet walked */
+	bool		at_key;			/* the gap before the next key is done */
+} UldpKeyWalk;
+
+extern UldpSegmentSource uldp_key_walk_source(UldpKeyWalk *walk);
 extern uint64 uldp_exponential_median(const uint64 *sorted_keys, int64 n,
 									  uint64 domain, double epsilon);
 

@@ -195,91 +195,24 @@ quantile_target(double q, int128 noisy_users)
 }
 
 /*
- * The segments of the quantile's score, in order: the gap before each
- * distinct key, the key itself, and the gap after the last key (as the
- * median's, noise.c).  Rows are sorted by grid key, their values are their
- * weights.
- */
-typedef struct QuantileWalk
-{
-	const UldpQuantileRow *rows;
-	int64		n;
-	uint64		domain;
-	uint128		target;			/* q n', in weight units */
-	int64		next;			/* index of the next distinct key's first row */
-	uint128		below;			/* weight of the rows before "position" */
-	uint64		position;		/* first candidate not yet walked */
-	bool		at_key;			/* the gap before rows[next] is done */
-} QuantileWalk;
-
-/*
- * The distance from the target to [low, high], in users.  It is capped at
+ * The distance from the target (*arg, q n' in weight units) to the
+ * weights [below, below + at] of a candidate, in users.  It is capped at
  * 2^32 users, which keeps its sensitivity 1 (a cap is 1-Lipschitz) and
  * makes the conversion exact: an integer below 2^64 is exact in a long
  * double, and so is its scaling by 2^-32.  The exponential mechanism takes
  * scores up to 2^34.
  */
 static long double
-interval_score(uint128 target, uint128 low, uint128 high)
+interval_score(uint128 below, uint128 at, uint128 total, const void *arg)
 {
-	uint128		distance = target < low ? low - target :
+	uint128		target = *(const uint128 *) arg;
+	uint128		high = below + at;
+	uint128		distance = target < below ? below - target :
 		target > high ? target - high : 0;
 
 	if (distance >= ((uint128) 1) << 64)
 		return ldexpl(1.0L, 32);
 	return ldexpl((long double) (uint64) distance, -32);
-}
-
-static void
-quantile_start(void *arg)
-{
-	QuantileWalk *walk = (QuantileWalk *) arg;
-
-	walk->next = 0;
-	walk->below = 0;
-	walk->position = 0;
-	walk->at_key = false;
-}
-
-static bool
-quantile_next(void *arg, UldpSegment *segment)
-{
-	QuantileWalk *walk = (QuantileWalk *) arg;
-	uint64		key;
-	uint128		weight = 0;
-
-	segment->prior_log2 = 0;
-	if (walk->next >= walk->n)
-	{
-		if (walk->position >= walk->domain)
-			return false;
-		segment->start = walk->position;
-		segment->length = walk->domain - walk->position;
-		segment->score = interval_score(walk->target, walk->below, walk->below);
-		walk->position = walk->domain;
-		return true;
-	}
-	key = walk->rows[walk->next].key;
-	if (!walk->at_key)
-	{
-		walk->at_key = true;
-		if (key > walk->position)
-		{
-			segment->start = walk->position;
-			segment->length = key - walk->position;
-			segment->score = interval_score(walk->target, walk->below, walk->below);
-			return true;
-		}
-	}
-	while (walk->next < walk->n && walk->rows[walk->next].key == key)
-		weight += (uint64) walk->rows[walk->next++].value;
-	segment->start = key;
-	segment->length = 1;
-	segment->score = interval_score(walk->target, walk->below, walk->below + weight);
-	walk->below += weight;
-	walk->position = key + 1;
-	walk->at_key = false;
-	return true;
 }
 
 /*
@@ -299,8 +232,9 @@ uldp_quantile_finalfn(PG_FUNCTION_ARGS)
 	UldpQuantileRow *buffer;
 	int64		nrows = 0;
 	int64		nusers;
-	QuantileWalk walk = {0};
-	UldpSegmentSource source = {quantile_start, quantile_next, &walk};
+	uint128		target;
+	UldpKeyWalk walk = {0};
+	UldpSegmentSource source;
 	uint64		key;
 	double		quantile;
 
@@ -322,12 +256,15 @@ uldp_quantile_finalfn(PG_FUNCTION_ARGS)
 	sort_rows(rows, buffer, nrows);
 	pfree(buffer);
 
-	walk.rows = rows;
+	target = quantile_target(params.q, nusers + uldp_discrete_laplace(1, epsilon / 10));
+	walk.keys = (const char *) &rows[0].key;
+	walk.weights = (const char *) &rows[0].value;
+	walk.stride = sizeof(UldpQuantileRow);
 	walk.n = nrows;
 	walk.domain = grid.domain;
-	walk.target = quantile_target(params.q,
-								  nusers + uldp_discrete_laplace(1, epsilon / 10));
-	source.max_segments = 2 * nrows + 1;
+	walk.score = interval_score;
+	walk.score_arg = &target;
+	source = uldp_key_walk_source(&walk);
 	/* the score has sensitivity 1 but is not monotone: half the share */
 	key = uldp_exponential_select(&source, epsilon * 9 / 10 / 2);
 	pfree(rows);
