@@ -25,27 +25,27 @@
 #include "params.h"
 
 /*
- * Sorts keys in place: a least-significant-digit radix sort, 8 bits a pass,
- * that skips the passes in which every key has the same digit (the high
- * bytes of keys near one another).  Linear time: with a million users it
- * is several times faster than a comparison sort.
+ * Sorts n records of "size" bytes by the uint64 key each starts with, in
+ * place, with "buffer" room for as many: a least-significant-digit radix
+ * sort, 8 bits a pass, that skips the passes in which every key has the
+ * same digit (the high bytes of keys near one another).  Linear time: with
+ * a million users it is several times faster than a comparison sort.
  */
 void
-uldp_sort_keys(uint64 *keys, int64 n)
+uldp_sort_records(void *records, void *buffer, int64 n, Size size)
 {
-	uint64	   *buffer = palloc_extended(Max(n, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
-	uint64	   *from = keys;
-	uint64	   *to = buffer;
+	char	   *from = records;
+	char	   *to = buffer;
 
 	for (int shift = 0; shift < 64; shift += 8)
 	{
 		int64		offsets[256] = {0};
 		int64		position = 0;
-		uint64	   *swap;
+		char	   *swap;
 
 		for (int64 i = 0; i < n; i++)
-			offsets[(from[i] >> shift) & 0xFF]++;
-		if (n == 0 || offsets[(from[0] >> shift) & 0xFF] == n)
+			offsets[(*(uint64 *) (from + i * size) >> shift) & 0xFF]++;
+		if (n == 0 || offsets[(*(uint64 *) from >> shift) & 0xFF] == n)
 			continue;
 		for (int digit = 0; digit < 256; digit++)
 		{
@@ -55,13 +55,23 @@ uldp_sort_keys(uint64 *keys, int64 n)
 			position += count;
 		}
 		for (int64 i = 0; i < n; i++)
-			to[offsets[(from[i] >> shift) & 0xFF]++] = from[i];
+			memcpy(to + (offsets[(*(uint64 *) (from + i * size) >> shift) & 0xFF]++) * size,
+				   from + i * size, size);
 		swap = from;
 		from = to;
 		to = swap;
 	}
-	if (from != keys)
-		memcpy(keys, from, n * sizeof(uint64));
+	if (from != records)
+		memcpy(records, from, n * size);
+}
+
+/* Sorts keys in place. */
+void
+uldp_sort_keys(uint64 *keys, int64 n)
+{
+	uint64	   *buffer = palloc_extended(Max(n, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
+
+	uldp_sort_records(keys, buffer, n, sizeof(uint64));
 	pfree(buffer);
 }
 

@@ -106,45 +106,6 @@ uldp_quantile_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 }
 
 /*
- * Sorts rows by key, with "buffer" room for as many: a least-significant-
- * digit radix sort, 8 bits a pass, that skips the passes in which every key
- * has the same digit, like uldp_sort_keys (grid.c) with a value carried
- * along each key.
- */
-static void
-sort_rows(UldpQuantileRow *rows, UldpQuantileRow *buffer, int64 n)
-{
-	UldpQuantileRow *from = rows;
-	UldpQuantileRow *to = buffer;
-
-	for (int shift = 0; shift < 64; shift += 8)
-	{
-		int64		offsets[256] = {0};
-		int64		position = 0;
-		UldpQuantileRow *swap;
-
-		for (int64 i = 0; i < n; i++)
-			offsets[(from[i].key >> shift) & 0xFF]++;
-		if (n == 0 || offsets[(from[0].key >> shift) & 0xFF] == n)
-			continue;
-		for (int digit = 0; digit < 256; digit++)
-		{
-			int64		count = offsets[digit];
-
-			offsets[digit] = position;
-			position += count;
-		}
-		for (int64 i = 0; i < n; i++)
-			to[offsets[(from[i].key >> shift) & 0xFF]++] = from[i];
-		swap = from;
-		from = to;
-		to = swap;
-	}
-	if (from != rows)
-		memcpy(rows, from, n * sizeof(UldpQuantileRow));
-}
-
-/*
  * Replaces each row (user key, value) by (grid key of the value clamped to
  * the bounds, weight of the row): floor(WEIGHT_ONE / r) for a user with r
  * rows, an integer of at most 2^32, exact in the double.  Returns the number
@@ -157,7 +118,7 @@ weigh_rows(UldpQuantileRow *rows, UldpQuantileRow *buffer, int64 n,
 	int64		nusers = 0;
 	int64		first = 0;
 
-	sort_rows(rows, buffer, n);
+	uldp_sort_records(rows, buffer, n, sizeof(UldpQuantileRow));
 	while (first < n)
 	{
 		int64		end = first;
@@ -253,7 +214,7 @@ uldp_quantile_finalfn(PG_FUNCTION_ARGS)
 		rows = uldp_quantile_state_rows((UldpQuantileState *) PG_GETARG_POINTER(0), &nrows);
 	buffer = palloc_extended(Max(nrows, 1) * sizeof(UldpQuantileRow), MCXT_ALLOC_HUGE);
 	nusers = weigh_rows(rows, buffer, nrows, &grid, &params);
-	sort_rows(rows, buffer, nrows);
+	uldp_sort_records(rows, buffer, nrows, sizeof(UldpQuantileRow));
 	pfree(buffer);
 
 	target = quantile_target(params.q, nusers + uldp_discrete_laplace(1, epsilon / 10));
