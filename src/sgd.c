@@ -88,10 +88,7 @@
 #define SCALE_FAILURE 1e-3
 #define SCALE_MIN ULDP_SGD_SCALE_MIN
 #define SCALE_MAX ULDP_SGD_SCALE_MAX
-#define DEFAULT_ITERATIONS 50
-#define DEFAULT_PHASES 3
 #define DEFAULT_L2 1e-3
-#define MAX_ITERATIONS 10000
 #define MAX_PHASES 20
 
 /* the methods, by name; the first is the default */
@@ -168,6 +165,17 @@ method_hint(void)
 	return hint.data;
 }
 
+/* The options with iterations and phases, when not given, the method's. */
+static SgdOptions
+method_defaults(SgdOptions options)
+{
+	if (options.iterations == 0)
+		options.iterations = options.method->default_iterations;
+	if (options.phases == 0)
+		options.phases = options.method->default_phases;
+	return options;
+}
+
 /* The options of a jsonb object (NULL: all defaults). */
 static SgdOptions
 parse_options(Jsonb *jsonb)
@@ -179,12 +187,10 @@ parse_options(Jsonb *jsonb)
 	char	   *key = NULL;
 
 	options.method = methods[0];
-	options.iterations = DEFAULT_ITERATIONS;
-	options.phases = DEFAULT_PHASES;
 	options.l2 = DEFAULT_L2;
 	options.tau = ULDP_TAU_NONE;
 	if (jsonb == NULL)
-		return options;
+		return method_defaults(options);
 	if (!JB_ROOT_IS_OBJECT(jsonb))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -220,7 +226,7 @@ parse_options(Jsonb *jsonb)
 				refuse_option(key, "unknown method", method_hint());
 		}
 		else if (strcmp(key, "iterations") == 0)
-			options.iterations = option_count(key, &value, MAX_ITERATIONS);
+			options.iterations = option_count(key, &value, ULDP_SGD_MAX_ITERATIONS);
 		else if (strcmp(key, "phases") == 0)
 			options.phases = option_count(key, &value, MAX_PHASES);
 		else if (strcmp(key, "step_size") == 0)
@@ -249,7 +255,7 @@ parse_options(Jsonb *jsonb)
 			refuse_option(key, "unknown option",
 						  "Options are loss, method, iterations, phases, step_size, radius, l2, feature_radius, label_bound, gradient_clip, tau and dimension.");
 	}
-	return options;
+	return method_defaults(options);
 }
 
 /* The number of scales that the options leave to be chosen privately. */
@@ -278,12 +284,12 @@ rho_for_steps(double rho, int scales)
  * (uldp_rho_validate).
  */
 static void
-check_budget(const SgdOptions *options, double epsilon, double delta)
+check_budget(const SgdOptions *options, int width, double epsilon, double delta)
 {
 	double		rho = uldp_release_rho(epsilon, delta);
 
 	/* the least the fit can get: every scale not given is paid for */
-	options->method->check_budget(options, epsilon, delta, rho * ULDP_SGD_COUNT_SHARE,
+	options->method->check_budget(options, width, epsilon, delta, rho * ULDP_SGD_COUNT_SHARE,
 								  rho_for_steps(rho, scales_not_given(options)));
 }
 
@@ -315,7 +321,6 @@ uldp_sgd_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 	int			dimension = call->dimension;
 	int			width;
 
-	check_budget(&options, plan->epsilon, plan->delta);
 	if (options.dimension != 0)
 	{
 		if (dimension != 0 && dimension != options.dimension)
@@ -326,6 +331,7 @@ uldp_sgd_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 	plan->dimension = uldp_vector_dimension(call->function, dimension,
 											", or give the \"dimension\" option");
 	width = plan->dimension + 1;
+	check_budget(&options, width, plan->epsilon, plan->delta);
 	/* the state; the rows sorted by user; per user its scale and the
 	 * method's working memory */
 	plan->bytes_per_row = uldp_vec_state_bytes_per_row(true, plan->dimension) +

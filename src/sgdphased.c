@@ -22,7 +22,6 @@
 
 #include <math.h>
 
-#include "random.h"
 #include "sgdwinsorized.h"
 
 /* The rho of one gradient step in every phase. */
@@ -33,8 +32,8 @@ phase_rho_per_step(const SgdOptions *options, double rho)
 }
 
 static void
-phased_check_budget(const SgdOptions *options, double epsilon, double delta,
-					double rho_count, double rho_steps)
+phased_check_budget(const SgdOptions *options, int width, double epsilon,
+					double delta, double rho_count, double rho_steps)
 {
 	static const char *hint = "Raise epsilon or delta, or lower iterations.";
 	double		rho_step = phase_rho_per_step(options, rho_steps);
@@ -64,19 +63,8 @@ phased_fit(const SgdProblem *problem, const UldpUserCount *count, double rho,
 	double		lambda = problem->options.gradient_clip /
 		(problem->options.radius * sqrt(Max(count->noisy, 1)));
 
-	/* phase k < K with probability 2^-k: the number of leading ones + 1 */
 	for (int64 i = 0; i < problem->nusers; i++)
-	{
-		uint64		bits = uldp_random_u64();
-		int			phase = 1;
-
-		while (phase < phases && (bits & 1))
-		{
-			bits >>= 1;
-			phase++;
-		}
-		phase_of[i] = (int8) phase;
-	}
+		phase_of[i] = (int8) uldp_sgd_random_phase(phases);
 
 	report->phases = phases;
 	report->steps = phases * problem->options.iterations;
@@ -105,6 +93,8 @@ phased_fit(const SgdProblem *problem, const UldpUserCount *count, double rho,
 
 const SgdMethod uldp_sgd_phased_erm = {
 	"phased_erm",
+	ULDP_SGD_DEFAULT_ITERATIONS,
+	3,
 	phased_check_budget,
 	phased_bytes_per_row,
 	phased_fit
