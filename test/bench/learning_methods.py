@@ -690,7 +690,8 @@ def plot_methods(res, img, tmp, gnuplot, svg_term):
               "set output '%s'" % out1,
               "set multiplot layout %d,%d" % (len(losses), len(ms)),
               "set logscale xy", "set grid", "set format y '10^{%L}'",
-              "set key top right font ',9'", "set xlabel 'users n'",
+              "set key top right font ',9'", "set offsets 0, 0, graph 0.45, 0",
+              "set xlabel 'users n'",
               "set ylabel 'excess risk (mean ± s.e.)'"]
     nsx = sorted(set(res["ns"]))
     script.append("set xrange [%g:%g]" % (nsx[0] / 1.5, nsx[-1] * 1.5))
@@ -723,11 +724,12 @@ def plot_methods(res, img, tmp, gnuplot, svg_term):
                     f.write("\n\n")
                     blocks.append((loss, m, mt))
     pts_types = [7, 5, 9, 11, 13]
-    script = [svg_term.replace("size 640,420", "size %d,400" % (480 * len(losses) + 40)),
+    script = [svg_term.replace("size 640,420", "size %d,%d" % (480 * len(losses) + 40,
+                                                             390 + 16 * ((len(present) * len(ms) + 1) // 2))),
               "set output '%s'" % out2,
               "set multiplot layout 1,%d" % len(losses),
               "set logscale xy", "set grid", "set format y '10^{%L}'", "set format x '10^{%L}'",
-              "set key top right font ',9'",
+              "set key below maxrows %d font ',9'" % ((len(present) * len(ms) + 1) // 2),
               "set xlabel 'row gradients (passes × rows)'",
               "set ylabel 'excess risk (mean)'"]
     for loss in losses:
