@@ -12,8 +12,9 @@
 # Section 5 of doc/learning.md (every user_dp_sgd method on the same data: excess risk, test
 # accuracy or MSE, gradient evaluations and time) has its own run, which needs numpy and leaves
 # the other sections alone (and they leave it alone):
-#   bash test/bench/bench_learning.sh --parts methods            the full grid, about an hour
-#   bash test/bench/bench_learning.sh --parts methods --quick    small n, a few minutes
+#   bash test/bench/bench_learning.sh --parts methods            the full grid: about 25 minutes
+#         with the two methods of uldp 0.5, about 45 with five (15 releases per method and cell)
+#   bash test/bench/bench_learning.sh --parts methods --quick    small n, about a minute
 #   ... --methods winsorized,phased_erm                         another list (default: all five)
 # It writes test/bench/learning_methods.json and doc/img/learning_methods_*.svg; see
 # python3 test/bench/learning.py --help for its other options.

@@ -44,7 +44,7 @@ except ImportError:  # pragma: no cover
 ALL_METHODS = ["winsorized", "phased_erm", "robust", "outlier_removal", "accelerated"]
 EXISTING = ["winsorized", "phased_erm"]
 LOSSES = ["logistic", "squared"]
-FULL = dict(ns=[1000, 10000, 100000], ms=[10, 100], reps=10)
+FULL = dict(ns=[1000, 10000, 100000], ms=[10, 100], reps=15)
 QUICK = dict(ns=[1000, 3000, 10000], ms=[10, 100], reps=5)
 EPSILON = 1.0
 DELTA = 1e-6
