@@ -24,7 +24,7 @@ Parts (doc/learning.md explains them to analysts):
   5. (--parts methods, on its own: learning_methods.py, which needs numpy) every user_dp_sgd
      method on the same data and (epsilon, delta): excess risk against the non-private optimum,
      test accuracy or MSE, gradient evaluations and time, at n up to 100k users and m up to 100
-     rows each; --quick for a few minutes at small n.
+     rows each; --quick for about a minute at small n.
 Writes doc/learning.md, doc/img/learning_*.svg and test/bench/learning_results.json; part 5
 writes only its section of doc/learning.md, doc/img/learning_methods_*.svg and
 test/bench/learning_methods.json, and the other parts keep its section.
@@ -1318,7 +1318,7 @@ def main():
                                                    "learning_results.json"))
     ap.add_argument("--parts", default=",".join(OLD_PARTS),
                     help="comma-separated: %s (the default) and methods (section 5, run on its "
-                         "own: about an hour)" % ",".join(OLD_PARTS))
+                         "own: about 45 minutes with five methods)" % ",".join(OLD_PARTS))
     ap.add_argument("--replot", action="store_true", help="only redraw (and rewrite the page) "
                     "from --json, or from --methods-json for the methods part")
     g = ap.add_argument_group("the methods part (section 5)")
@@ -1326,7 +1326,7 @@ def main():
                    help="user_dp_sgd methods to compare (default: %(default)s); one the server "
                         "does not know is reported as absent")
     g.add_argument("--quick", action="store_true",
-                   help="development run: n = %s, m = %s, %d releases per cell (a few minutes)"
+                   help="development run: n = %s, m = %s, %d releases per cell (about a minute)"
                         % (learning_methods.QUICK["ns"], learning_methods.QUICK["ms"],
                            learning_methods.QUICK["reps"]))
     g.add_argument("--method-reps", type=int, default=0,
