@@ -13,7 +13,7 @@
 # accuracy or MSE, gradient evaluations and time) has its own run, which needs numpy and leaves
 # the other sections alone (and they leave it alone):
 #   bash test/bench/bench_learning.sh --parts methods            the full grid: about 25 minutes
-#         with the two methods of uldp 0.5, about 45 with five (15 releases per method and cell)
+#         with the two methods of uldp 0.5, at most about 50 with five (15 releases per method and cell)
 #   bash test/bench/bench_learning.sh --parts methods --quick    small n, about a minute
 #   ... --methods winsorized,phased_erm                         another list (default: all five)
 # It writes test/bench/learning_methods.json and doc/img/learning_methods_*.svg; see

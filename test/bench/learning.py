@@ -1318,7 +1318,7 @@ def main():
                                                    "learning_results.json"))
     ap.add_argument("--parts", default=",".join(OLD_PARTS),
                     help="comma-separated: %s (the default) and methods (section 5, run on its "
-                         "own: about 45 minutes with five methods)" % ",".join(OLD_PARTS))
+                         "own: at most about 50 minutes with five methods)" % ",".join(OLD_PARTS))
     ap.add_argument("--replot", action="store_true", help="only redraw (and rewrite the page) "
                     "from --json, or from --methods-json for the methods part")
     g = ap.add_argument_group("the methods part (section 5)")
