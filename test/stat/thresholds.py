@@ -6,6 +6,8 @@ gamma function Q(df/2, x/2), computed by its series / continued fraction (Numeri
 6.2) in double precision and checked against the closed forms for df = 1 (erfc) and even df
 (Poisson sum) to ~1e-14 relative; quantiles by bisection.  Run:  python3 test/stat/thresholds.py
 """
+import bisect
+import functools
 import math
 import struct
 from fractions import Fraction
@@ -321,6 +323,12 @@ def kl_lower(k, n, lnia):
     return kl_bound(k, n, lnia, False)
 
 
+@functools.lru_cache(maxsize=None)
+def kl_bound_table(k, lnia):
+    """the upper and the lower bounds of every count 0..k of k (both nondecreasing in the count)"""
+    return ([kl_upper(m, k, lnia) for m in range(k + 1)], [kl_lower(m, k, lnia) for m in range(k + 1)])
+
+
 def loss_lcb(n1, n2, k, lnia):
     """lower confidence bound of |log(p1/p2)| from counts n1, n2 out of k each"""
     v = 0.0
@@ -336,9 +344,7 @@ def loss_lcb(n1, n2, k, lnia):
 def lcb_fail_prob(a, b, k, lnia, thr):
     """P(log(lower(n1) / upper(n2)) <= thr) for n1 ~ Bin(k, a), n2 ~ Bin(k, b), exactly: the
     probability that the one-sided lower confidence bound of log(a / b) does not exceed thr"""
-    import bisect
-    up_ = [kl_upper(n, k, lnia) for n in range(k + 1)]
-    lo_ = [kl_lower(n, k, lnia) for n in range(k + 1)]
+    up_, lo_ = kl_bound_table(k, lnia)
     cum = [0.0]
     for n in range(k + 1):
         cum.append(cum[-1] + math.exp(log_binom_pmf(k, n, b)))
@@ -524,16 +530,19 @@ def vm_event_probs(rho, n, radius, cs, delta=1e-6):
 
 def dp_test_fail_prob(a, b, k, lnia, eps, delta):
     """P(lower(n1) <= e^eps upper(n2) + delta) for n1 ~ Bin(k, a), n2 ~ Bin(k, b): the
-    probability that the test does NOT detect a violation of (eps, delta) on this event."""
-    up_ = [kl_upper(m, k, lnia) for m in range(k + 1)]
-    lo_ = [kl_lower(m, k, lnia) for m in range(k + 1)]
-    pb = [math.exp(log_binom_pmf(k, m, b)) for m in range(k + 1)]
+    probability that the test does NOT detect a violation of (eps, delta) on this event.  The
+    upper bound grows with n2, so for each n1 the n2 that miss are those from the first whose
+    bound reaches (lower(n1) - delta) e^-eps."""
+    up_, lo_ = kl_bound_table(k, lnia)
+    tail = [0.0] * (k + 2)   # tail[m] = P(n2 >= m)
+    for m in range(k, -1, -1):
+        tail[m] = tail[m + 1] + math.exp(log_binom_pmf(k, m, b))
     total = 0.0
     for n1 in range(k + 1):
         w1 = math.exp(log_binom_pmf(k, n1, a))
         if w1 < 1e-300:
             continue
-        total += w1 * sum(pb[m] for m in range(k + 1) if lo_[n1] <= math.exp(eps) * up_[m] + delta)
+        total += w1 * tail[bisect.bisect_left(up_, (lo_[n1] - delta) * math.exp(-eps))]
     return total
 
 
