@@ -35,7 +35,7 @@
  *	4. Sum in fixed point: z_i is rounded to a grid of step g = S / K,
  *	   K = floor(sqrt(2 rho_sum) 2^20), then scaled (in integers) into the
  *	   l2 ball of K steps; the integer sum gets discrete Gaussian noise of
- *	   variance 2^40 per coordinate: K^2 / 2^41 <= rho_sum zCDP.
+ *	   variance 2^40 per coordinate: K^2 / 2^41 <= rho_sum zCDP (gaussvec.c).
  *	   K >= 1 needs rho_sum >= 2^-41: releases check it before the charge
  *	   (uldp_highdim_rho_suffices).
  *	5. Post-processing: mean_j = c_j + g noisy_j / count, clamped to
@@ -58,16 +58,14 @@
 #include "port/pg_bitutils.h"
 
 #include "accountant.h"
+#include "gaussvec.h"
 #include "highdim.h"
-#include "noise.h"
 #include "range.h"
 #include "rotation.h"
 #include "vecstate.h"
 
 /* probability that the rotation lets a point's coordinate escape its range */
 #define ROTATION_FAILURE 0.01
-/* steps of the fixed-point grid per standard deviation of the noise */
-#define NOISE_STEPS 0x1p20
 /* share of rho spent on the per-coordinate ranges */
 #define RANGE_SHARE 0.25
 /*
@@ -82,13 +80,6 @@
 /* magnitudes below radius 2^-RESOLUTION_BITS count as zero */
 #define RESOLUTION_BITS 40
 
-/* the number of grid steps K per unit of sensitivity (step 4) */
-static int64
-noise_steps(double rho_sum)
-{
-	return (int64) floor(sqrt(2 * rho_sum) * NOISE_STEPS);
-}
-
 /*
  * Whether a budget of rho gives the sum at least one grid step, however
  * the range is chosen (a range leaves the sum 1 - RANGE_SHARE of rho).
@@ -96,7 +87,7 @@ noise_steps(double rho_sum)
 bool
 uldp_highdim_rho_suffices(double rho)
 {
-	return noise_steps(rho * (1 - RANGE_SHARE)) >= 1;
+	return uldp_gaussian_steps(rho * (1 - RANGE_SHARE)) >= 1;
 }
 
 /* the working memory the mechanism needs per point, for the limit check */
@@ -353,7 +344,7 @@ uldp_highdim_mean(double *points, int64 n, int dim, double radius, double tau,
 	 * charge (uldp_highdim_rho_suffices); refuse rather than release
 	 * without noise.
 	 */
-	steps = noise_steps(rho_sum);
+	steps = uldp_gaussian_steps(rho_sum);
 	if (steps < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -378,7 +369,7 @@ uldp_highdim_mean(double *points, int64 n, int dim, double radius, double tau,
 
 	for (int j = 0; j < padded; j++)
 	{
-		int128		noisy = sum[j] + uldp_discrete_gaussian(NOISE_STEPS * NOISE_STEPS);
+		int128		noisy = sum[j] + uldp_gaussian_grid_noise();
 
 		double		estimate = centre[j] + grid * ((double) noisy / Max(count->noisy, 1));
 
