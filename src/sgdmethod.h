@@ -61,5 +61,6 @@ typedef struct SgdMethod
 
 extern const SgdMethod uldp_sgd_winsorized;
 extern const SgdMethod uldp_sgd_phased_erm;
+extern const SgdMethod uldp_sgd_robust;
 
 #endif							/* ULDP_SGDMETHOD_H */
