@@ -137,12 +137,11 @@ phase_share(int phase, int phases)
 }
 
 /*
- * The expected users of a calibration, or 0 when a phase of "phase_users"
- * (a lower bound) could not give the selection enough: it needs
+ * The expected users a calibration needs: the selection needs
  * uldp_private_scale_users to land in the users' central half but with
  * probability CALIBRATION_FAILURE / 2, and the binomial number of users it
- * gets falls short of that but with probability CALIBRATION_FAILURE / 2
- * (Chernoff: P(X <= a) <= exp(-(x - a)^2 / (2x)) for a mean x).
+ * gets, of mean x, falls short of that, a, but with probability
+ * CALIBRATION_FAILURE / 2 (Chernoff: P(X <= a) <= exp(-(x - a)^2 / (2x))).
  */
 static double
 calibration_users(const RobustPlan *plan)
@@ -163,8 +162,9 @@ calibration_users(const RobustPlan *plan)
  * T^3 = 4 beta^2 R^2 rho (0.8 users)^2 / (w^2 s^2).  The distance R from
  * the start to the optimum is unknown (radius bounds it, far above
  * typical models); R = G / (2 beta), half the move of one step at the
- * largest gradient, put T within a factor 1.5 of the best number of steps
- * on the synthetic data of doc/learning.md at 1k, 10k and 100k users.
+ * largest gradient, put T within a factor 2 of the best of the numbers of
+ * steps tried (10 to 800) on synthetic logistic data like that of
+ * doc/learning.md (d = 8) at 1k, 10k and 100k users of 10 rows.
  */
 static int
 steps_for(const RobustPlan *plan, double users, double half)
@@ -230,9 +230,13 @@ robust_plan(const SgdProblem *problem, const UldpUserCount *count, double rho)
 	plan.width = problem->dim + 1;
 	plan.users = Max(count->noisy, 1);
 	plan.epsilon_test = sqrt(2 * TEST_SHARE * rho);
+	plan.rho_steps = rho * (1 - TEST_SHARE);
+	/* the same expression as robust_check_budget's, so lambda >= 1 here too */
 	if (!test_reliable(plan.epsilon_test, plan.users, problem->options.phases))
+	{
 		plan.epsilon_test = 0;
-	plan.rho_steps = rho - plan.epsilon_test * plan.epsilon_test / 2;
+		plan.rho_steps = rho;
+	}
 	plan.output_steps = output_steps(plan.rho_steps, plan.width);
 	plan.widest = problem->options.gradient_clip / sqrt(plan.width);
 	plan.calibration_users = calibration_users(&plan);
