@@ -26,8 +26,9 @@ CREATE TABLE robust_rows AS
 ALTER TABLE robust_rows ADD CHECK (cardinality(x) = 2);
 
 -- linear regression, default options: one pass (passes 1, one gradient per user: the noisy count),
--- one phase, the steps derived from the noisy count; 300 users are too few for the concentration
--- test (test_failed false, not run) and, at epsilon 1, for the calibration of the boxes
+-- the steps derived from the noisy count; 300 users are too few for the concentration test
+-- (test_failed false, not run) and for a second phase, and, at epsilon 1, for the calibration of
+-- the boxes
 SELECT robust_round(user_dp_sgd(x, y, user_id, 8.0, 1e-6, '{"method": "robust"}')) FROM robust_rows;
 SELECT robust_round(user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"method": "robust"}')) FROM robust_rows;
 -- predictions of a model at epsilon 8: close to y = 2 x1 - x2 + 0.5
@@ -81,10 +82,12 @@ SELECT epsilon, (model ->> 'feature_radius')::float8 AS feature_radius, (model -
 	   round(uldp.predict(model, '{0, 0, 1}')::numeric, 2) AS third
 FROM robust_onehot_models ORDER BY epsilon DESC;
 
--- 2000 users with 2 rows each: enough at epsilon 8 for the concentration test (a third of the
--- users must leave the boxes for it to fail); its queries count the users whose gradient left
--- the box, and it fails, releasing the initial point 0, when the boxes are far too narrow for the
--- users' gradients (tau 1e-6): test_failed true, all-zero weights
+-- 2000 users with 2 rows each: enough at epsilon 8 for a second phase, whose boxes are
+-- calibrated near the optimum (by default: phases 2); and, with tau (one phase, no calibration),
+-- for the concentration test (a third of the users must leave the boxes for it to fail): its
+-- queries count the users whose gradient left the box, and it fails, releasing the initial point
+-- 0, when the boxes are far too narrow for the users' gradients (tau 1e-6): test_failed true,
+-- all-zero weights
 CREATE TABLE robust_many AS
 	SELECT u AS user_id, x, (x[1] + 0.5 * x[2] > 0.1)::int::float8 AS c
 	FROM generate_series(1, 2000) u, generate_series(0, 1) j,

@@ -37,7 +37,7 @@ typedef struct SgdReport
 typedef struct SgdMethod
 {
 	const char *name;
-	/* iterations when not given (0: the fit derives its steps) */
+	/* iterations and phases when not given (0: derived by the fit) */
 	int			default_iterations;
 	int			default_phases;
 	/*

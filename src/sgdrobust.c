@@ -12,6 +12,9 @@
  * phase, either the calibration batch or one of the phase's T steps, all
  * drawn from the secure source independently of the data.  So a fit
  * evaluates each user's average gradient once: n gradients over mn rows.
+ * Without the phases option, K is 2 when the noisy count shows enough
+ * users for the second phase to calibrate its boxes (near the optimum,
+ * where the users' gradients concentrate), else 1.
  *
  * A phase, from the model theta_0 and a public centre c (0, then the mean
  * of the previous phase's released gradients over its second half):
@@ -108,6 +111,7 @@ typedef struct RobustPlan
 {
 	const SgdProblem *problem;
 	int			width;
+	int			phases;
 	double		users;			/* the noisy count of users */
 	double		rho_steps;		/* each step, and each calibration */
 	double		epsilon_test;	/* 0: no test */
@@ -221,6 +225,14 @@ test_reliable(double epsilon, double users, int phases)
 	return true;
 }
 
+/* Whether phase "phase" of "phases" can calibrate its boxes. */
+static bool
+calibrates(const RobustPlan *plan, const UldpUserCount *count, int phase, int phases)
+{
+	return isinf(plan->problem->options.tau) &&
+		plan->calibration_users <= CALIBRATION_SHARE * count->at_least * phase_share(phase, phases);
+}
+
 static RobustPlan
 robust_plan(const SgdProblem *problem, const UldpUserCount *count, double rho)
 {
@@ -229,16 +241,24 @@ robust_plan(const SgdProblem *problem, const UldpUserCount *count, double rho)
 	plan.problem = problem;
 	plan.width = problem->dim + 1;
 	plan.users = Max(count->noisy, 1);
-	plan.epsilon_test = sqrt(2 * TEST_SHARE * rho);
-	plan.rho_steps = rho * (1 - TEST_SHARE);
+	plan.widest = problem->options.gradient_clip / sqrt(plan.width);
 	/* the same expression as robust_check_budget's, so lambda >= 1 here too */
-	if (!test_reliable(plan.epsilon_test, plan.users, problem->options.phases))
+	plan.rho_steps = rho * (1 - TEST_SHARE);
+	plan.calibration_users = calibration_users(&plan);
+	/*
+	 * Two phases when the second can calibrate even with the test's share
+	 * taken (the test is decided for the phases chosen, and can only leave
+	 * the calibration more budget).
+	 */
+	plan.phases = problem->options.phases > 0 ? problem->options.phases :
+		calibrates(&plan, count, 2, 2) ? 2 : 1;
+	plan.epsilon_test = sqrt(2 * TEST_SHARE * rho);
+	if (!test_reliable(plan.epsilon_test, plan.users, plan.phases))
 	{
 		plan.epsilon_test = 0;
 		plan.rho_steps = rho;
 	}
 	plan.output_steps = output_steps(plan.rho_steps, plan.width);
-	plan.widest = problem->options.gradient_clip / sqrt(plan.width);
 	plan.calibration_users = calibration_users(&plan);
 	return plan;
 }
@@ -416,7 +436,7 @@ robust_fit(const SgdProblem *problem, const UldpUserCount *count, double rho,
 	RobustPlan	plan = robust_plan(problem, count, rho);
 	const SgdOptions *options = &problem->options;
 	int			width = plan.width;
-	int			phases = options->phases;
+	int			phases = plan.phases;
 	int64		n = problem->nusers;
 	int64		size = Max(n, 1);
 	RobustWork	work;
@@ -463,8 +483,7 @@ robust_fit(const SgdProblem *problem, const UldpUserCount *count, double rho,
 		 * calibration: key 0 with probability p, from a lower bound on the
 		 * phase's users (the count's), in units of 2^-32
 		 */
-		if (isinf(options->tau) &&
-			plan.calibration_users <= CALIBRATION_SHARE * count->at_least * share)
+		if (calibrates(&plan, count, phase + 1, phases))
 			calibration_key = (uint64) ceil(plan.calibration_users / (count->at_least * share) * 0x1p32);
 		for (int64 i = first; i < last; i++)
 			work.assignment[i].key = uldp_uniform_u64(UINT64CONST(1) << 32) < calibration_key ? 0 : 1;
@@ -533,7 +552,7 @@ robust_fit(const SgdProblem *problem, const UldpUserCount *count, double rho,
 const SgdMethod uldp_sgd_robust = {
 	"robust",
 	0,
-	1,
+	0,
 	robust_check_budget,
 	robust_bytes_per_row,
 	robust_fit
