@@ -28,9 +28,11 @@
  *	  (highdim.c without ranges), rho / P per step; or
  *	- outlier removal, when "tau" is given and it adds less noise: the
  *	  inlier mean of the batch (concentration.c), released only if a noisy
- *	  test shows a total inlier weight W of at least 4/5 of the planned
- *	  batch (the paper's threshold); its sensitivity is then
- *	  12 tau / W_min, W_min the threshold minus the test's noise margin.
+ *	  test shows a total inlier weight W near the planned batch (the
+ *	  threshold lets a concentrated batch pass every test of a phase but
+ *	  with probability 10^-3; the paper's is 4/5 of the batch); its
+ *	  sensitivity is then 12 tau / W_min, W_min the threshold minus the
+ *	  test's noise margin.
  *	  A failed test halts the fit: theta = 0 and "test_failed".
  * The gradient of the penalties (which reads no data) is added and AC-SA
  * takes its step; the phase's model is AC-SA's aggregated point.
@@ -83,8 +85,12 @@
 #define TEST_SHARE 0.25
 /* the share of delta kept for the tests when tau is given */
 #define TESTS_DELTA_SHARE 0.25
-/* the test's threshold, a share of the planned batch (Algorithm 2) */
-#define THRESHOLD_SHARE 0.8
+/*
+ * The probability, per phase, that a test fails although every batch is
+ * concentrated (and holds its planned users but for 5 standard deviations):
+ * the threshold is set just low enough.
+ */
+#define REMOVAL_FAILURE 1e-3
 
 /* A phase's plan: public facts only. */
 typedef struct PhasePlan
@@ -124,15 +130,16 @@ clipped_plan(int steps, int batches, double users, double rho)
 
 /*
  * Outlier removal with B steps per pass, if the sampler supports its test
- * and mean and its threshold leaves a positive W_min; plan.removal says
- * whether it does.
+ * and mean and its threshold leaves W_min > 3; plan.removal says whether
+ * it does.  "least_users" is the phase's count's lower bound.
  */
 static PhasePlan
 removal_plan(const SgdProblem *problem, int steps, int batches, double users,
-			 double rho)
+			 double least_users, double rho)
 {
 	PhasePlan	plan = clipped_plan(steps, batches, users, rho);
 	double		margin;
+	double		least_batch;
 	double		least_weight;
 
 	plan.test_epsilon = sqrt(2 * plan.rho_step * TEST_SHARE);
@@ -141,10 +148,19 @@ removal_plan(const SgdProblem *problem, int steps, int batches, double users,
 		!(plan.test_epsilon >= ULDP_MIN_EPSILON / 20 && plan.test_epsilon <= ULDP_MAX_EPSILON) ||
 		!uldp_gaussian_perturb_supports(problem->dim + 1, plan.rho_mean))
 		return plan;
+	/*
+	 * A concentrated batch has W = its size, at least least_batch but with
+	 * probability 3e-7 (binomial tail), and must pass every test of the phase
+	 * but with probability REMOVAL_FAILURE.
+	 */
+	least_batch = least_users / plan.batches - 5 * sqrt(plan.batch_users);
+	plan.threshold = (int64) floor(least_batch -
+								   uldp_discrete_laplace_tail(ULDP_INLIER_WEIGHT_SENSITIVITY,
+															  plan.test_epsilon,
+															  REMOVAL_FAILURE / plan.steps));
 	/* P(noise > margin) <= test_delta / P at each of a user's steps */
 	margin = uldp_discrete_laplace_tail(ULDP_INLIER_WEIGHT_SENSITIVITY, plan.test_epsilon,
 										problem->test_delta / plan.passes);
-	plan.threshold = (int64) ceil(THRESHOLD_SHARE * plan.batch_users);
 	least_weight = plan.threshold - margin;
 	if (!(least_weight > ULDP_INLIER_WEIGHT_SENSITIVITY))
 		return plan;
@@ -164,29 +180,30 @@ noise_scale(const PhasePlan *plan, double gradient_clip)
 }
 
 /*
- * The plan of a phase of "users" (its noisy count) with lambda_k and rho:
- * outlier removal when tau is given, its batches are small enough and it
- * adds less noise than the clipped mean.
+ * The plan of a phase with its noisy count, lambda_k and rho: outlier
+ * removal when tau is given, its batches are small enough and it adds less
+ * noise than the clipped mean.
  */
 static PhasePlan
-plan_phase(const SgdProblem *problem, double users, double lambda, double rho)
+plan_phase(const SgdProblem *problem, const UldpUserCount *count, double lambda,
+		   double rho)
 {
 	const SgdOptions *options = &problem->options;
 	double		smooth = 1 / uldp_sgd_step(problem, lambda);
 	double		root = sqrt(smooth / (options->l2 + lambda));
 	int			steps = (int) Min(Max(ceil(STEPS_PER_ROOT * root), 1), options->iterations);
 	int			batches = options->passes > 0 ? ceil_div(steps, Min(options->passes, steps)) : 1;
+	double		users = Max(count->noisy, 1);
 	PhasePlan	clipped;
 	PhasePlan	removal;
 
-	users = Max(users, 1);
 	clipped = clipped_plan(steps, batches, users, rho);
 	if (isinf(options->tau))
 		return clipped;
 	/* at least as many batches as MAX_REMOVAL_BATCH needs, if fewer steps */
 	removal = removal_plan(problem, steps,
 						   (int) Min(Max(batches, ceil(users / MAX_REMOVAL_BATCH)), steps),
-						   users, rho);
+						   users, count->at_least, rho);
 	if (removal.removal && removal.batch_users <= MAX_REMOVAL_BATCH &&
 		noise_scale(&removal, options->gradient_clip) <
 		noise_scale(&clipped, options->gradient_clip))
@@ -342,7 +359,7 @@ accelerated_fit(const SgdProblem *problem, const UldpUserCount *count,
 		int64		nmembers = uldp_sgd_phase_members(phase_of, problem->nusers, phase, members);
 		UldpUserCount phase_count = uldp_noisy_count(nmembers, rho * ULDP_SGD_COUNT_SHARE);
 		double		lambda = uldp_sgd_phase_lambda(problem, count, phase);
-		PhasePlan	plan = plan_phase(problem, phase_count.noisy, lambda,
+		PhasePlan	plan = plan_phase(problem, &phase_count, lambda,
 									  uldp_sgd_phase_rho_steps(rho));
 		int			steps = accelerated_descent(problem, &plan, members, nmembers, lambda,
 												theta, batch_of, batch, counts, points,
