@@ -26,7 +26,7 @@ CREATE TABLE acc_rows AS
 ALTER TABLE acc_rows ADD CHECK (cardinality(x) = 2);
 SELECT count(*) AS rows, count(DISTINCT user_id) AS users FROM acc_rows;
 
--- linear regression with the defaults of "accelerated": 2 phases of AC-SA, at most 20 steps
+-- linear regression with the defaults of "accelerated": AC-SA in 2 phases of at most 20 steps
 -- each (fewer when lambda_k is large), every step reading its phase's users; private scales
 -- (600 users are enough for them at epsilon 1), and at 150 users the typical norm and label 1
 -- (feature_radius 2.5, label_bound 3, radius 30): finite weights in the ball
