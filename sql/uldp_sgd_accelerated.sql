@@ -26,8 +26,9 @@ CREATE TABLE acc_rows AS
 ALTER TABLE acc_rows ADD CHECK (cardinality(x) = 2);
 SELECT count(*) AS rows, count(DISTINCT user_id) AS users FROM acc_rows;
 
--- linear regression with the defaults of "accelerated": AC-SA in 2 phases of at most 20 steps
--- each (fewer when lambda_k is large), every step reading its phase's users; private scales
+-- linear regression with the defaults of "accelerated": AC-SA in at most 2 phases (here 1: a
+-- phase needs 10000 users) of at most 20 steps (fewer when lambda_k is large), every step
+-- reading its phase's users; private scales
 -- (600 users are enough for them at epsilon 1), and at 150 users the typical norm and label 1
 -- (feature_radius 2.5, label_bound 3, radius 30): finite weights in the ball
 SELECT acc_round(user_dp_sgd(x, y, user_id, 8.0, 1e-6, '{"method": "accelerated"}')) FROM acc_rows;
@@ -69,8 +70,9 @@ FROM acc_rows, acc_models m WHERE m.name = 'linear';
 SELECT avg(((uldp.predict(m.model, x) > 0.5)::int::float8 = c)::int) > 0.9 AS logistic_fits
 FROM acc_rows, acc_models m WHERE m.name = 'logistic';
 
--- the report: phases and steps (the sum of each phase's steps, here the "iterations" given),
--- passes (the steps that read a user) and the users' gradients evaluated, from the noisy counts
+-- the report: phases (at most those given, here 1), steps (the sum of each phase's steps, here
+-- the "iterations" given), passes (the steps that read a user) and the users' gradients
+-- evaluated, from the noisy counts
 SET uldp.test_seed = 64;
 SELECT m -> 'phases' AS phases, m -> 'steps' AS steps, m -> 'passes' AS passes,
 	   (m ->> 'gradient_evaluations')::float8 BETWEEN 5 * 500 AND 5 * 700 AS about_5_per_user,

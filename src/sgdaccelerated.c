@@ -5,14 +5,16 @@
  *	  outlier gradient removal (Lowy, Liu and Asi 2024, Algorithm 3), whose
  *	  phases run user-level DP accelerated minibatch SGD (their Algorithm 2).
  *
- * The users are drawn into phases (sgdphases.c).  Phase k minimizes the objective plus lambda_k |theta - theta_(k-1)|^2 / 2,
+ * The users are drawn into phases (sgdphases.c): at most "phases", and as
+ * many as leave the last one MIN_PHASE_USERS users by the noisy count.
+ * Phase k minimizes the objective plus lambda_k |theta - theta_(k-1)|^2 / 2,
  * lambda_k = 4^(k-1) G / (R sqrt(n)) (a quarter of phased_erm's: phase 1
  * starts from theta = 0, and less shrinkage towards it was more accurate
- * from 1000 to 100000 users), which is mu = l2 + lambda_k strongly convex and L = H + l2 + lambda_k smooth (H the
- * curvature bound of sgdproblem.c, or 1 / step_size), by T_k steps of AC-SA
- * (Ghadimi and Lan 2012), T_k = ceil(4 sqrt(L / mu)) but at most
- * "iterations": the accelerated rate needs about sqrt(L / mu) steps, where
- * plain gradient descent needs L / mu.
+ * from 1000 to 100000 users), which is mu = l2 + lambda_k strongly convex
+ * and L = H + l2 + lambda_k smooth (H the curvature bound of sgdproblem.c,
+ * or 1 / step_size), by T_k steps of AC-SA (Ghadimi and Lan 2012),
+ * T_k = ceil(4 sqrt(L / mu)) but at most "iterations": the accelerated rate
+ * needs about sqrt(L / mu) steps, where plain gradient descent needs L / mu.
  *
  * Minibatches.  The T_k steps are cut into passes of B consecutive steps;
  * at the start of each pass every user of the phase draws one of its B
@@ -72,12 +74,15 @@
  */
 #define DEFAULT_STEPS 20
 /*
- * Phases unless "phases" says otherwise: at epsilon 1, a second phase was
- * worth as much as it cost from 1000 to 10000 users and divided the excess
- * loss by 1.2 (logistic) to 3.5 (linear) at 100000; a third, of a quarter of
- * the users, did not help (doc/privacy.md).
+ * At most this many phases unless "phases" says otherwise, and fewer when
+ * the last, smallest phase would have fewer than MIN_PHASE_USERS users by
+ * the noisy count.  Each phase learns from half the users of the one
+ * before; at epsilon 1 a second phase divided the excess loss by up to 3.5
+ * at 30000 and 100000 users, multiplied it by 1.3 to 4 at 1000 to 10000, and
+ * a third did not help (doc/privacy.md).
  */
 #define DEFAULT_PHASES 2
+#define MIN_PHASE_USERS 10000
 /*
  * The planned batch of outlier removal is at most this many users: the
  * inlier mean compares every pair of a batch.
@@ -345,13 +350,17 @@ accelerated_fit(const SgdProblem *problem, const UldpUserCount *count,
 	int64		nusers = Max(problem->nusers, 1);
 	int			width = problem->dim + 1;
 	int			phases = problem->options.phases;
-	int8	   *phase_of = uldp_sgd_draw_phases(problem->nusers, phases);
+	int8	   *phase_of;
 	int64	   *members = palloc_extended(nusers * sizeof(int64), MCXT_ALLOC_HUGE);
 	int32	   *batch_of = palloc_extended(nusers * sizeof(int32), MCXT_ALLOC_HUGE);
 	int64	   *batch = palloc_extended(nusers * sizeof(int64), MCXT_ALLOC_HUGE);
 	int64	   *counts = palloc_extended(nusers * sizeof(int64), MCXT_ALLOC_HUGE);
 	double	   *points = palloc_extended(nusers * width * sizeof(double), MCXT_ALLOC_HUGE);
 
+	/* the last phase has n^ 2^-(phases - 1) users */
+	while (phases > 1 && ldexp(count->noisy, 1 - phases) < MIN_PHASE_USERS)
+		phases--;
+	phase_of = uldp_sgd_draw_phases(problem->nusers, phases);
 	report->phases = phases;
 	report->steps = 0;
 	report->passes = 0;

@@ -12,11 +12,11 @@
 
 CREATE ROLE uldp_tap_accel_analyst LOGIN;
 CREATE ROLE uldp_tap_accel_poor LOGIN;
--- 12000 users, 1 + u % 3 rows: two features, a linear label y and a binary label c
+-- 24000 users, 1 + u % 2 rows: two features, a linear label y and a binary label c
 CREATE TABLE public.uldp_tap_accel_rows (u int, v float8[] CHECK (cardinality(v) = 2), y float8, c float8);
 INSERT INTO public.uldp_tap_accel_rows
     SELECT u, ARRAY[(u % 10) / 5.0 - 1, (j % 3) - 1.0], (u % 10) / 5.0 - (j % 3) + 0.5, ((u % 10) >= 5)::int::float8
-    FROM generate_series(1, 12000) u, generate_series(0, 2) j WHERE j <= u % 3;
+    FROM generate_series(1, 24000) u, generate_series(0, 1) j WHERE j <= u % 2;
 -- 4000 users with the same rows (so the same gradients), half of them with the opposite label
 CREATE TABLE public.uldp_tap_accel_same (u int, v float8[] CHECK (cardinality(v) = 2), y float8, flipped float8);
 INSERT INTO public.uldp_tap_accel_same
@@ -69,9 +69,9 @@ SELECT ok((SELECT bool_and(jsonb_typeof(w) = 'number') FROM models, jsonb_array_
     'every weight is a number');
 SELECT is((SELECT m ->> 'loss' || ' ' || (m ->> 'method') || ' ' || (m ->> 'phases') || ' ' || (m ->> 'iterations')
            FROM models WHERE name = 'linear'), 'squared accelerated 2 20',
-    'the defaults of accelerated: 2 phases of at most 20 steps');
+    'the defaults of accelerated: 2 phases (of 12000 users) of at most 20 steps');
 SELECT is((SELECT (m ->> 'phases') || ' ' || (m ->> 'steps') || ' ' || (m ->> 'passes') FROM models WHERE name = 'removal'),
-    '2 40 20', 'outlier removal: 2 phases of 20 steps, each reading every user of its phase');
+    '1 20 20', '4000 users: one phase (a second would have fewer than 10000 users) of 20 steps reading every user');
 SELECT is((SELECT m ->> 'loss' || ' ' || (m ->> 'method') FROM models WHERE name = 'logistic'), 'logistic accelerated',
     'the logistic model records its loss and method');
 SELECT ok((SELECT uldp.predict(m, '{0.5, -0.5}') BETWEEN 0 AND 1 FROM models WHERE name = 'boolean'),
@@ -85,12 +85,12 @@ SELECT ok((SELECT bool_and((m ->> 'steps')::int BETWEEN (m ->> 'phases')::int AN
            FROM models WHERE name IN ('linear', 'logistic', 'boolean', 'given', 'removal')),
     'a fit takes between 1 and iterations steps per phase');
 SELECT is((SELECT (m ->> 'phases') || ' ' || (m ->> 'steps') || ' ' || (m ->> 'passes') FROM models WHERE name = 'given'),
-    '3 12 4', 'phases 3, iterations 4: 12 steps, each user read by the 4 of its phase');
-SELECT ok((SELECT (m ->> 'gradient_evaluations')::float8 BETWEEN 4 * 11500 AND 4 * 12500 FROM models WHERE name = 'given'),
+    '2 8 4', 'phases 3 (a third would have 6000 users: 2), iterations 4: 8 steps, each user read by the 4 of its phase');
+SELECT ok((SELECT (m ->> 'gradient_evaluations')::float8 BETWEEN 4 * 23500 AND 4 * 24500 FROM models WHERE name = 'given'),
     'gradient evaluations: 4 per user, from the noisy counts of its phases');
 SELECT is((SELECT (m ->> 'steps') || ' ' || (m ->> 'passes') FROM models WHERE name = 'minibatch'), '12 3',
     'passes 3: 12 steps in 3 passes of 4 minibatches');
-SELECT ok((SELECT (m ->> 'gradient_evaluations')::float8 BETWEEN 3 * 11500 AND 3 * 12500 FROM models WHERE name = 'minibatch'),
+SELECT ok((SELECT (m ->> 'gradient_evaluations')::float8 BETWEEN 3 * 23500 AND 3 * 24500 FROM models WHERE name = 'minibatch'),
     'minibatches: each user''s gradient evaluated 3 times');
 SELECT is((SELECT string_agg(DISTINCT m ->> 'test_failed', ' ') FROM models WHERE name <> 'failed'), 'false',
     'without a failed test, test_failed is false');
