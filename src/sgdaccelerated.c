@@ -28,15 +28,16 @@
  * facts only (the options and the phase's noisy count), either
  *	- the clipped mean: the sum of the batch's gradients over the planned
  *	  batch size n^_k / B, with Gaussian noise for sensitivity G / (n^_k / B)
- *	  (highdim.c without ranges), rho / P per step; or
+ *	  (highdim.c without ranges), 7 rho / 8P per step (the phase's noisy
+ *	  count takes rho / 8); or
  *	- outlier removal, when "tau" is given and it adds less noise: the
  *	  inlier mean of the batch (concentration.c), released only if a noisy
  *	  test shows a total inlier weight W near the planned batch (the
  *	  threshold lets a concentrated batch pass every test of a phase but
  *	  with probability 10^-3; the paper's is 4/5 of the batch); its
  *	  sensitivity is then 12 tau / W_min, W_min the threshold minus the
- *	  test's noise margin.
- *	  A failed test halts the fit: theta = 0 and "test_failed".
+ *	  test's noise margin.  A failed test halts the fit: theta = 0 and
+ *	  "test_failed".
  * The gradient of the penalties (which reads no data) is added and AC-SA
  * takes its step; the phase's model is AC-SA's aggregated point.
  *
