@@ -377,9 +377,9 @@ uldp_sgd_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 		width * sizeof(double) + sizeof(UldpUserRows) + sizeof(double) +
 		options.method->bytes_per_row(width);
 	/*
-	 * and the model's vectors: at most theta and 5 more (accelerated: AC-SA's
-	 * x, query point and gradient, the anchor, the inlier mean's long double
-	 * sum)
+	 * and the model's vectors: theta and at most 7 more (accelerated: AC-SA's
+	 * x, query point and gradient, the anchor, and the inlier mean's 128-bit
+	 * sum, which counts twice)
 	 */
 	plan->fixed_bytes = uldp_vec_state_fixed_bytes(true, plan->dimension) +
 		uldp_highdim_fixed_bytes(width) + 8 * width * sizeof(double);

@@ -6,9 +6,10 @@
  * Every user joins one of K phases, phase k with probability 2^-k (the
  * last phase takes the remainder), drawn independently per user from the
  * secure source.  Phase k solves the objective plus
- * lambda_k |theta - theta_(k-1)|^2 / 2, lambda_k = 4^k lambda, from the
- * previous phase's model; lambda = G / (R sqrt(n)) with n the release's
- * noisy count of users and G the gradient clip.
+ * lambda_k |theta - theta_(k-1)|^2 / 2 from the previous phase's model:
+ * lambda_k = 4^k lambda for phased_erm (accelerated takes 4^(k-1) lambda),
+ * lambda = G / (R sqrt(n)) with n the release's noisy count of users and G
+ * the gradient clip.
  *
  * Privacy (doc/privacy.md): each user's rows are read in one phase only,
  * and the phases are drawn independently of the data, so by parallel
