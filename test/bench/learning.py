@@ -21,7 +21,13 @@ Parts (doc/learning.md explains them to analysts):
      Gaussian noise) from 150 users up, user_dp_sgd's defaults at 150 to 500 users against the
      same mechanism with a public feature bound, and one-hot features where most users have
      only the reference category.
-Writes doc/learning.md, doc/img/learning_*.svg and test/bench/learning_results.json.
+  5. (--parts methods, on its own: learning_methods.py, which needs numpy) every user_dp_sgd
+     method on the same data and (epsilon, delta): excess risk against the non-private optimum,
+     test accuracy or MSE, gradient evaluations and time, at n up to 100k users and m up to 100
+     rows each; --quick for about a minute at small n.
+Writes doc/learning.md, doc/img/learning_*.svg and test/bench/learning_results.json; part 5
+writes only its section of doc/learning.md, doc/img/learning_methods_*.svg and
+test/bench/learning_methods.json, and the other parts keep its section.
 """
 import argparse
 import json
@@ -38,6 +44,7 @@ import tempfile
 import time
 
 import bench_psql
+import learning_methods
 
 DB = "uldp_learning"
 EPS_DELTA = 1e-6
@@ -873,7 +880,8 @@ This page measures how good the models of `user_dp_sgd` are compared with a
 non-private fit and with the naive way of getting user-level privacy from a
 row-level algorithm, how close the vector `user_dp_mean` gets to the rate of
 Levy et al. (2021), and what both cost in time compared with built-in
-aggregates. Everything on it — numbers, tables and the SVG figures — was
+aggregates; section 5 compares the methods of `user_dp_sgd` with one
+another. Sections 1 to 4 — numbers, tables and the SVG figures — were
 produced by one command:
 
 ```
@@ -886,6 +894,10 @@ Python standard library, plots by gnuplot) and rewrites this page,
 `doc/img/learning_*.svg` and the raw numbers in
 `test/bench/learning_results.json`. This run: %(when)s, %(reps)d releases per
 private method and configuration, %(runtime).0f s in all, on %(machine)s.
+Section 5 has its own command, header and raw numbers
+(`bash test/bench/bench_learning.sh --parts methods`,
+`test/bench/learning_methods.json`); each command leaves the other's
+sections alone.
 
 ## 1. Logistic regression
 
@@ -1294,6 +1306,9 @@ def machine_facts():
                                                          platform.python_version())
 
 
+OLD_PARTS = ["learning", "options", "mean", "time", "small"]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=10)
@@ -1301,45 +1316,88 @@ def main():
     ap.add_argument("--out-dir", default=os.path.join(os.path.dirname(__file__), "..", "..", "doc"))
     ap.add_argument("--json", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                    "learning_results.json"))
-    ap.add_argument("--parts", default="learning,options,mean,time,small")
-    ap.add_argument("--replot", action="store_true", help="only redraw from --json")
+    ap.add_argument("--parts", default=",".join(OLD_PARTS),
+                    help="comma-separated: %s (the default) and methods (section 5, run on its "
+                         "own: at most about 50 minutes with five methods)" % ",".join(OLD_PARTS))
+    ap.add_argument("--replot", action="store_true", help="only redraw (and rewrite the page) "
+                    "from --json, or from --methods-json for the methods part")
+    g = ap.add_argument_group("the methods part (section 5)")
+    g.add_argument("--methods", default=",".join(learning_methods.ALL_METHODS),
+                   help="user_dp_sgd methods to compare (default: %(default)s); one the server "
+                        "does not know is reported as absent")
+    g.add_argument("--quick", action="store_true",
+                   help="development run: n = %s, m = %s, %d releases per cell (about a minute)"
+                        % (learning_methods.QUICK["ns"], learning_methods.QUICK["ms"],
+                           learning_methods.QUICK["reps"]))
+    g.add_argument("--method-reps", type=int, default=0,
+                   help="releases per method and cell (default %d, %d with --quick)"
+                        % (learning_methods.FULL["reps"], learning_methods.QUICK["reps"]))
+    g.add_argument("--method-runs", type=int, default=3, help="runs per query with jit on")
+    g.add_argument("--jit", choices=["auto", "always", "never"], default="auto",
+                   help="time with jit on too: where the plan reaches jit_above_cost (auto), "
+                        "everywhere, or nowhere")
+    g.add_argument("--ns", help="users, comma-separated (default %s)" % learning_methods.FULL["ns"])
+    g.add_argument("--ms", help="mean rows per user, comma-separated (default %s)"
+                   % learning_methods.FULL["ms"])
+    g.add_argument("--losses", default="logistic,squared")
+    g.add_argument("--counts", choices=["uniform", "fixed"], default="uniform",
+                   help="rows per user: uniform on 1..2m-1 (as section 1) or exactly m")
+    g.add_argument("--methods-json", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                          "learning_methods.json"))
     args = ap.parse_args()
+    parts = [p for p in args.parts.split(",") if p]
+    bad = [p for p in parts if p not in OLD_PARTS + ["methods"]]
+    if bad:
+        sys.exit("unknown part(s) %s: use %s or methods" % (",".join(bad), ",".join(OLD_PARTS)))
+    old = [p for p in parts if p in OLD_PARTS]
     if shutil.which("gnuplot") is None:
         sys.exit("gnuplot not found (apt-get install gnuplot-nox)")
     out_dir = os.path.abspath(args.out_dir)
     img = os.path.join(out_dir, "img")
     os.makedirs(img, exist_ok=True)
 
+    res = mres = None
     if args.replot:
-        with open(args.json) as f:
-            res = json.load(f)
+        if old:
+            with open(args.json) as f:
+                res = json.load(f)
+        if "methods" in parts:
+            with open(args.methods_json) as f:
+                mres = json.load(f)
     else:
         psql("DROP DATABASE IF EXISTS %s;" % DB, db="postgres")
         psql("CREATE DATABASE %s;" % DB, db="postgres")
         psql("CREATE EXTENSION uldp;\nSELECT uldp.set_budget(current_user::regrole, 1e9, 1);")
-        rho_of = {}
-        for e in sorted(set(EPSILONS + [BASE_EPS])):
-            rho_of[e] = float(psql("SELECT uldp.zcdp_rho(%r, %r);" % (e, EPS_DELTA)).strip())
-        res = dict(rho=rho_of, machine=machine_facts(), reps=args.reps, runs=args.runs,
-                   when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
-        parts = args.parts.split(",")
-        if "learning" in parts:
-            res["learning"] = part_learning(args.reps, rho_of)
-        if "options" in parts:
-            res["options"] = part_options(args.reps)
-        if "mean" in parts:
-            res["mean"] = part_mean(args.reps, rho_of)
-        if "time" in parts:
-            res["time"] = part_time(args.runs)
-        if "small" in parts:
-            res["small"] = part_small(args.reps, rho_of)
-        res["runtime"] = time.time() - T0 + float(os.environ.get("ULDP_LEARN_SETUP_SECONDS", "0"))
-        with open(args.json, "w") as f:
-            json.dump(res, f, indent=1)
+        machine = machine_facts()
+        if old:
+            rho_of = {}
+            for e in sorted(set(EPSILONS + [BASE_EPS])):
+                rho_of[e] = float(psql("SELECT uldp.zcdp_rho(%r, %r);" % (e, EPS_DELTA)).strip())
+            res = dict(rho=rho_of, machine=machine, reps=args.reps, runs=args.runs,
+                       when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+            if "learning" in parts:
+                res["learning"] = part_learning(args.reps, rho_of)
+            if "options" in parts:
+                res["options"] = part_options(args.reps)
+            if "mean" in parts:
+                res["mean"] = part_mean(args.reps, rho_of)
+            if "time" in parts:
+                res["time"] = part_time(args.runs)
+            if "small" in parts:
+                res["small"] = part_small(args.reps, rho_of)
+            res["runtime"] = time.time() - T0 + float(os.environ.get("ULDP_LEARN_SETUP_SECONDS", "0"))
+            with open(args.json, "w") as f:
+                json.dump(res, f, indent=1)
+        if "methods" in parts:
+            mres = learning_methods.part_methods(
+                args, DB, "ULDP_LEARN_PSQL", log,
+                dict(w=TRUE_W, b=TRUE_B, shift=SHIFT_SD, noise=NOISE_SD), machine)
+            with open(args.methods_json, "w") as f:
+                json.dump(mres, f, indent=1)
         psql("DROP DATABASE IF EXISTS %s;" % DB, db="postgres")
 
     with tempfile.TemporaryDirectory() as tmp:
-        L = res.get("learning")
+        L = res.get("learning") if res else None
         if L:
             meths = ["nonpriv", "uldp", "phased", "naive"]
             plot_sweep(L["points"], "users", "n", "users n (m = 15, eps = 1)", "test accuracy",
@@ -1355,15 +1413,24 @@ def main():
                        os.path.join(img, "learning_linear.svg"), tmp, True,
                        ["nonpriv", "uldp", "naive"], None, "linear regression: test MSE vs users",
                        logy=True, keypos="top right")
-        if res.get("mean"):
+        if res and res.get("mean"):
             plot_mean(res["mean"], os.path.join(img, "learning_mean.svg"), tmp)
-        if res.get("time"):
+        if res and res.get("time"):
             plot_time(res["time"], os.path.join(img, "learning_time.svg"), tmp)
-    if all(k in res for k in ("learning", "options", "mean", "time", "small")):
+        if mres:
+            learning_methods.plot_methods(mres, img, tmp, gnuplot, SVG_TERM)
+    page = os.path.join(out_dir, "learning.md")
+    if res and all(k in res for k in OLD_PARTS):
         args.reps = res.get("reps", args.reps)
         args.runs = res.get("runs", args.runs)
-        write_page(os.path.join(out_dir, "learning.md"), res, args)
-        log("wrote %s" % os.path.join(out_dir, "learning.md"))
+        kept = learning_methods.old_block(page)  # section 5 has its own command: keep it
+        write_page(page, res, args)
+        if kept:
+            learning_methods.splice(page, kept)
+        log("wrote %s" % page)
+    if mres:
+        learning_methods.splice(page, learning_methods.section(mres))
+        log("wrote section 5 of %s" % page)
 
 
 if __name__ == "__main__":
