@@ -69,7 +69,8 @@
 CREATE TEMP TABLE methods (method text PRIMARY KEY, options jsonb NOT NULL);
 INSERT INTO methods VALUES
     ('winsorized', '{}'),
-    ('phased_erm', '{}');
+    ('phased_erm', '{}'),
+    ('accelerated', '{}');
 
 \set k 4000
 \set pilot 400
