@@ -138,8 +138,9 @@ clipped_plan(int steps, int batches, double users, double rho)
 
 /*
  * Outlier removal with B steps per pass, if the sampler supports its test
- * and mean and its threshold leaves W_min > 3; plan.removal says whether
- * it does.  "least_users" is the phase's count's lower bound.
+ * and mean, its threshold leaves W_min > 3 and its sensitivity is not
+ * below G 2^-20; plan.removal says whether it does.  "least_users" is the
+ * phase's count's lower bound.
  */
 static PhasePlan
 removal_plan(const SgdProblem *problem, int steps, int batches, double users,
@@ -175,7 +176,12 @@ removal_plan(const SgdProblem *problem, int steps, int batches, double users,
 	plan.sensitivity = uldp_inlier_mean_sensitivity(problem->options.tau,
 													problem->options.gradient_clip,
 													problem->dim + 1, least_weight);
-	plan.removal = true;
+	/*
+	 * uldp_gaussian_perturb rounds the mean to a grid of about S / K: with S
+	 * at least bound 2^-20 every image has at most 51 bits and its long
+	 * double quotient is exact to far below a step
+	 */
+	plan.removal = plan.sensitivity >= ldexp(problem->options.gradient_clip, -20);
 	return plan;
 }
 
