@@ -71,7 +71,7 @@
  * accelerated methods accumulate the noise of their gradients (their late
  * steps are long), and the data's own curvature, which no public fact
  * tells, usually makes far fewer steps than sqrt(L / lambda_k) enough
- * (doc/learning.md).
+ * (doc/privacy.md: 20 is a compromise between the two losses).
  */
 #define DEFAULT_STEPS 20
 /*
