@@ -3,8 +3,9 @@
  * sgd.c
  *	  user_dp_sgd: linear and logistic regression with user-level DP, by
  *	  winsorized first-order optimization (Levy et al. 2021, Algorithm 3),
- *	  Phased ERM (Algorithm 4) or accelerated phased ERM (Lowy et al. 2024,
- *	  Algorithm 3); and uldp.predict.
+ *	  Phased ERM (Algorithm 4), one pass of robust SGD (after Ghazi et al.
+ *	  2025) or accelerated phased ERM (Lowy et al. 2024, Algorithm 3); and
+ *	  uldp.predict.
  *
  * The model is theta = (weights, intercept) in R^(d+1), fit to rows
  * (x, y): features x clipped to the l2 ball of feature_radius X, then
@@ -12,7 +13,7 @@
  * (logistic) or [-label_bound, label_bound] (squared).  The objective is
  * the average over users of each user's average loss (sgdproblem.c), plus
  * l2 |theta|^2 / 2, over the ball |theta| <= radius R.  Each method has its
- * own file behind sgdmethod.h: sgdwinsorized.c, sgdphased.c,
+ * own file behind sgdmethod.h: sgdwinsorized.c, sgdphased.c, sgdrobust.c,
  * sgdaccelerated.c.
  *
  * The default step is 1 / H, H a bound on the curvature of the average
@@ -92,16 +93,14 @@
 #define SCALE_FAILURE 1e-3
 #define SCALE_MIN ULDP_SGD_SCALE_MIN
 #define SCALE_MAX ULDP_SGD_SCALE_MAX
-#define DEFAULT_ITERATIONS 50
-#define DEFAULT_PHASES 3
 #define DEFAULT_L2 1e-3
-#define MAX_ITERATIONS 10000
 #define MAX_PHASES 20
 
 /* the methods, by name; the first is the default */
 static const SgdMethod *const methods[] = {
 	&uldp_sgd_winsorized,
 	&uldp_sgd_phased_erm,
+	&uldp_sgd_robust,
 	&uldp_sgd_accelerated
 };
 
@@ -173,6 +172,17 @@ method_hint(void)
 	return hint.data;
 }
 
+/* The options with iterations and phases, when not given, the method's. */
+static SgdOptions
+method_defaults(SgdOptions options)
+{
+	if (options.iterations == 0)
+		options.iterations = options.method->default_iterations;
+	if (options.phases == 0)
+		options.phases = options.method->default_phases;
+	return options;
+}
+
 /* The options of a jsonb object (NULL: all defaults). */
 static SgdOptions
 parse_options(Jsonb *jsonb)
@@ -182,16 +192,12 @@ parse_options(Jsonb *jsonb)
 	JsonbValue	value;
 	JsonbIteratorToken token;
 	char	   *key = NULL;
-	bool		iterations_given = false;
-	bool		phases_given = false;
 
 	options.method = methods[0];
-	options.iterations = DEFAULT_ITERATIONS;
-	options.phases = DEFAULT_PHASES;
 	options.l2 = DEFAULT_L2;
 	options.tau = ULDP_TAU_NONE;
 	if (jsonb == NULL)
-		return options;
+		return method_defaults(options);
 	if (!JB_ROOT_IS_OBJECT(jsonb))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -227,17 +233,11 @@ parse_options(Jsonb *jsonb)
 				refuse_option(key, "unknown method", method_hint());
 		}
 		else if (strcmp(key, "iterations") == 0)
-		{
-			options.iterations = option_count(key, &value, MAX_ITERATIONS);
-			iterations_given = true;
-		}
+			options.iterations = option_count(key, &value, ULDP_SGD_MAX_ITERATIONS);
 		else if (strcmp(key, "phases") == 0)
-		{
 			options.phases = option_count(key, &value, MAX_PHASES);
-			phases_given = true;
-		}
 		else if (strcmp(key, "passes") == 0)
-			options.passes = option_count(key, &value, MAX_ITERATIONS);
+			options.passes = option_count(key, &value, ULDP_SGD_MAX_ITERATIONS);
 		else if (strcmp(key, "step_size") == 0)
 			options.step_size = option_scale(key, &value);
 		else if (strcmp(key, "radius") == 0)
@@ -264,11 +264,7 @@ parse_options(Jsonb *jsonb)
 			refuse_option(key, "unknown option",
 						  "Options are loss, method, iterations, phases, passes, step_size, radius, l2, feature_radius, label_bound, gradient_clip, tau and dimension.");
 	}
-	if (!iterations_given && options.method->default_iterations > 0)
-		options.iterations = options.method->default_iterations;
-	if (!phases_given && options.method->default_phases > 0)
-		options.phases = options.method->default_phases;
-	return options;
+	return method_defaults(options);
 }
 
 /* The number of scales that the options leave to be chosen privately. */
@@ -323,12 +319,12 @@ tests_delta(const SgdOptions *options, double epsilon, double delta)
  * (uldp_rho_validate).
  */
 static void
-check_budget(const SgdOptions *options, double epsilon, double delta)
+check_budget(const SgdOptions *options, int width, double epsilon, double delta)
 {
 	double		rho = release_rho(options, epsilon, delta);
 
 	/* the least the fit can get: every scale not given is paid for */
-	options->method->check_budget(options, epsilon, delta, rho * ULDP_SGD_COUNT_SHARE,
+	options->method->check_budget(options, width, epsilon, delta, rho * ULDP_SGD_COUNT_SHARE,
 								  rho_for_steps(rho, scales_not_given(options)));
 }
 
@@ -360,7 +356,6 @@ uldp_sgd_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 	int			dimension = call->dimension;
 	int			width;
 
-	check_budget(&options, plan->epsilon, plan->delta);
 	if (options.dimension != 0)
 	{
 		if (dimension != 0 && dimension != options.dimension)
@@ -371,6 +366,7 @@ uldp_sgd_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 	plan->dimension = uldp_vector_dimension(call->function, dimension,
 											", or give the \"dimension\" option");
 	width = plan->dimension + 1;
+	check_budget(&options, width, plan->epsilon, plan->delta);
 	/* the state; the rows sorted by user; per user its scale and the
 	 * method's working memory */
 	plan->bytes_per_row = uldp_vec_state_bytes_per_row(true, plan->dimension) +

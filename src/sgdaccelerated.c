@@ -401,10 +401,10 @@ accelerated_fit(const SgdProblem *problem, const UldpUserCount *count,
 
 const SgdMethod uldp_sgd_accelerated = {
 	"accelerated",
+	DEFAULT_STEPS,
+	DEFAULT_PHASES,
 	uldp_sgd_phases_check_budget,
 	accelerated_bytes_per_row,
 	accelerated_fit,
-	accelerated_tests_delta_share,
-	DEFAULT_STEPS,
-	DEFAULT_PHASES
+	accelerated_tests_delta_share
 };

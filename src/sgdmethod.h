@@ -38,17 +38,25 @@ typedef struct SgdReport
 								 * initial point */
 } SgdReport;
 
+/* the iterations of the methods that take them, by default, and at most */
+#define ULDP_SGD_DEFAULT_ITERATIONS 50
+#define ULDP_SGD_MAX_ITERATIONS 10000
+
 typedef struct SgdMethod
 {
 	const char *name;
+	/* iterations and phases when not given (0: derived by the fit) */
+	int			default_iterations;
+	int			default_phases;
 	/*
 	 * Refuses, before the charge, a budget the method cannot honour whatever
 	 * the data (uldp_rho_validate): rho_count is the rho of the release's
-	 * noisy count, rho_steps the least the fit gets.
+	 * noisy count, rho_steps the least the fit gets, width the model's
+	 * (the features' public dimension plus the intercept).
 	 */
-	void		(*check_budget) (const SgdOptions *options, double epsilon,
-								 double delta, double rho_count,
-								 double rho_steps);
+	void		(*check_budget) (const SgdOptions *options, int width,
+								 double epsilon, double delta,
+								 double rho_count, double rho_steps);
 	/* working memory per row (an upper bound per user), for the plan */
 	Size		(*bytes_per_row) (int width);
 	/*
@@ -59,13 +67,11 @@ typedef struct SgdMethod
 						double rho, double *theta, SgdReport *report);
 	/* the share of delta kept for the tests (NULL: none, rho-zCDP) */
 	double		(*tests_delta_share) (const SgdOptions *options);
-	/* "iterations" and "phases" when not given (0: sgd.c's defaults) */
-	int			default_iterations;
-	int			default_phases;
 } SgdMethod;
 
 extern const SgdMethod uldp_sgd_winsorized;
 extern const SgdMethod uldp_sgd_phased_erm;
 extern const SgdMethod uldp_sgd_accelerated;
+extern const SgdMethod uldp_sgd_robust;
 
 #endif							/* ULDP_SGDMETHOD_H */

@@ -62,6 +62,8 @@ phased_fit(const SgdProblem *problem, const UldpUserCount *count, double rho,
 
 const SgdMethod uldp_sgd_phased_erm = {
 	"phased_erm",
+	ULDP_SGD_DEFAULT_ITERATIONS,
+	3,
 	uldp_sgd_phases_check_budget,
 	phased_bytes_per_row,
 	phased_fit

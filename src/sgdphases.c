@@ -22,30 +22,16 @@
 
 #include <math.h>
 
-#include "random.h"
 #include "sgdphases.h"
 
-/*
- * The phase (1 ... phases) of each of nusers users: phase k < K with
- * probability 2^-k, the number of leading ones of a random word plus 1.
- */
+/* The phase (1 ... phases) of each of nusers users (uldp_sgd_random_phase) */
 int8 *
 uldp_sgd_draw_phases(int64 nusers, int phases)
 {
 	int8	   *phase_of = palloc_extended(Max(nusers, 1), MCXT_ALLOC_HUGE);
 
 	for (int64 i = 0; i < nusers; i++)
-	{
-		uint64		bits = uldp_random_u64();
-		int			phase = 1;
-
-		while (phase < phases && (bits & 1))
-		{
-			bits >>= 1;
-			phase++;
-		}
-		phase_of[i] = (int8) phase;
-	}
+		phase_of[i] = (int8) uldp_sgd_random_phase(phases);
 	return phase_of;
 }
 
@@ -86,8 +72,9 @@ uldp_sgd_phase_rho_steps(double rho)
  * steps' share (uldp_rho_validate).
  */
 void
-uldp_sgd_phases_check_budget(const SgdOptions *options, double epsilon,
-							 double delta, double rho_count, double rho_steps)
+uldp_sgd_phases_check_budget(const SgdOptions *options, int width,
+							 double epsilon, double delta, double rho_count,
+							 double rho_steps)
 {
 	static const char *hint = "Raise epsilon or delta, or lower iterations.";
 	double		rho_step = uldp_sgd_phase_rho_steps(rho_steps) / options->iterations;

@@ -18,7 +18,7 @@ extern int64 uldp_sgd_phase_members(const int8 *phase_of, int64 nusers,
 extern double uldp_sgd_phase_lambda(const SgdProblem *problem,
 									const UldpUserCount *count, int phase);
 extern double uldp_sgd_phase_rho_steps(double rho);
-extern void uldp_sgd_phases_check_budget(const SgdOptions *options,
+extern void uldp_sgd_phases_check_budget(const SgdOptions *options, int width,
 										 double epsilon, double delta,
 										 double rho_count, double rho_steps);
 

@@ -69,5 +69,6 @@ extern double uldp_sgd_linear(const double *theta, const double *row, int dim);
 extern void uldp_sgd_user_gradient(const SgdProblem *problem, const UldpUserRows *user,
 								   const double *theta, double *out);
 extern double uldp_sgd_step(const SgdProblem *problem, double lambda);
+extern int	uldp_sgd_random_phase(int phases);
 
 #endif							/* ULDP_SGDPROBLEM_H */
