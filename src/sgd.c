@@ -3,8 +3,9 @@
  * sgd.c
  *	  user_dp_sgd: linear and logistic regression with user-level DP, by
  *	  winsorized first-order optimization (Levy et al. 2021, Algorithm 3),
- *	  Phased ERM (Algorithm 4) or one pass of robust SGD (after Ghazi et al.
- *	  2025); and uldp.predict.
+ *	  Phased ERM (Algorithm 4), one pass of robust SGD (after Ghazi et al.
+ *	  2025) or accelerated phased ERM (Lowy et al. 2024, Algorithm 3); and
+ *	  uldp.predict.
  *
  * The model is theta = (weights, intercept) in R^(d+1), fit to rows
  * (x, y): features x clipped to the l2 ball of feature_radius X, then
@@ -12,7 +13,8 @@
  * (logistic) or [-label_bound, label_bound] (squared).  The objective is
  * the average over users of each user's average loss (sgdproblem.c), plus
  * l2 |theta|^2 / 2, over the ball |theta| <= radius R.  Each method has its
- * own file behind sgdmethod.h: sgdwinsorized.c, sgdphased.c, sgdrobust.c.
+ * own file behind sgdmethod.h: sgdwinsorized.c, sgdphased.c, sgdrobust.c,
+ * sgdaccelerated.c.
  *
  * The default step is 1 / H, H a bound on the curvature of the average
  * loss: the largest eigenvalue of E[x x^T] (times 1/4 for logistic) is at
@@ -33,7 +35,9 @@
  * default is then finite and moderate: a garbage median at small n made
  * feature_radius 1e-50 (a constant model) or radius 1e51 (squared loss).
  *
- * Privacy (doc/privacy.md proves it).  rho = uldp_zcdp_rho(epsilon, delta).
+ * Privacy (doc/privacy.md proves it).  rho = uldp_zcdp_rho(epsilon, delta),
+ * or of epsilon and the part of delta a method does not keep for its
+ * tests (sgdmethod.h).
  * Sequentially: the noisy count of users (rho / 8, also the threshold
  * below which no model is released, see vecrelease.c), the private feature
  * radius and label bound when not given and the count allows (rho / 8
@@ -96,7 +100,8 @@
 static const SgdMethod *const methods[] = {
 	&uldp_sgd_winsorized,
 	&uldp_sgd_phased_erm,
-	&uldp_sgd_robust
+	&uldp_sgd_robust,
+	&uldp_sgd_accelerated
 };
 
 PG_FUNCTION_INFO_V1(uldp_sgd_finalfn);
@@ -231,6 +236,8 @@ parse_options(Jsonb *jsonb)
 			options.iterations = option_count(key, &value, ULDP_SGD_MAX_ITERATIONS);
 		else if (strcmp(key, "phases") == 0)
 			options.phases = option_count(key, &value, MAX_PHASES);
+		else if (strcmp(key, "passes") == 0)
+			options.passes = option_count(key, &value, ULDP_SGD_MAX_ITERATIONS);
 		else if (strcmp(key, "step_size") == 0)
 			options.step_size = option_scale(key, &value);
 		else if (strcmp(key, "radius") == 0)
@@ -255,7 +262,7 @@ parse_options(Jsonb *jsonb)
 			options.dimension = option_count(key, &value, ULDP_MAX_DIMENSION);
 		else
 			refuse_option(key, "unknown option",
-						  "Options are loss, method, iterations, phases, step_size, radius, l2, feature_radius, label_bound, gradient_clip, tau and dimension.");
+						  "Options are loss, method, iterations, phases, passes, step_size, radius, l2, feature_radius, label_bound, gradient_clip, tau and dimension.");
 	}
 	return method_defaults(options);
 }
@@ -278,6 +285,32 @@ rho_for_steps(double rho, int scales)
 	return rho * (1 - ULDP_SGD_COUNT_SHARE - scales * SCALE_SHARE);
 }
 
+/* The share of delta that the method keeps for its tests (sgdmethod.h). */
+static double
+tests_delta_share(const SgdOptions *options)
+{
+	return options->method->tests_delta_share != NULL ?
+		options->method->tests_delta_share(options) : 0;
+}
+
+/* The rho of a release: epsilon and the rest of delta. */
+static double
+release_rho(const SgdOptions *options, double epsilon, double delta)
+{
+	return uldp_release_rho(epsilon, delta * (1 - tests_delta_share(options)));
+}
+
+/*
+ * What the method's tests may fail with, for a pair of neighbours: the
+ * share of delta they keep, over e^epsilon (doc/privacy.md); 0 when
+ * e^epsilon overflows.
+ */
+static double
+tests_delta(const SgdOptions *options, double epsilon, double delta)
+{
+	return delta * ULDP_SPEND_MARGIN * tests_delta_share(options) / exp(epsilon);
+}
+
 /*
  * Refuses, before the charge, a budget that the mechanisms of user_dp_sgd
  * cannot honour whatever the data.  The options' ranges (parse_options) keep
@@ -288,7 +321,7 @@ rho_for_steps(double rho, int scales)
 static void
 check_budget(const SgdOptions *options, int width, double epsilon, double delta)
 {
-	double		rho = uldp_release_rho(epsilon, delta);
+	double		rho = release_rho(options, epsilon, delta);
 
 	/* the least the fit can get: every scale not given is paid for */
 	options->method->check_budget(options, width, epsilon, delta, rho * ULDP_SGD_COUNT_SHARE,
@@ -339,9 +372,13 @@ uldp_sgd_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 	plan->bytes_per_row = uldp_vec_state_bytes_per_row(true, plan->dimension) +
 		width * sizeof(double) + sizeof(UldpUserRows) + sizeof(double) +
 		options.method->bytes_per_row(width);
-	/* and the model's vectors: theta, a gradient, an average, an anchor */
+	/*
+	 * and the model's vectors: theta and at most 7 more (accelerated: AC-SA's
+	 * x, query point and gradient, the anchor, and the inlier mean's 128-bit
+	 * sum, which counts twice)
+	 */
 	plan->fixed_bytes = uldp_vec_state_fixed_bytes(true, plan->dimension) +
-		uldp_highdim_fixed_bytes(width) + 4 * width * sizeof(double);
+		uldp_highdim_fixed_bytes(width) + 8 * width * sizeof(double);
 }
 
 /*
@@ -518,7 +555,8 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 	uldp_release_begin(fcinfo);
 	nvalues = uldp_aggref_constants(fcinfo, 3, values, nulls, 3);
 	problem.options = call_options(nvalues, values, nulls, &epsilon, &delta);
-	rho = uldp_release_rho(epsilon, delta);
+	rho = release_rho(&problem.options, epsilon, delta);
+	problem.test_delta = tests_delta(&problem.options, epsilon, delta);
 
 	problem.dim = uldp_release_plan(fcinfo)->dimension;
 	if (state != NULL)

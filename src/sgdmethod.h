@@ -10,6 +10,14 @@
  * user for every input (doc/privacy.md), and reports public facts only:
  * what it planned from public parameters and released values.
  *
+ * A method whose noise is calibrated by a test that holds only with high
+ * probability (outlier removal) keeps a share of delta for it
+ * (tests_delta_share): sgd.c converts the rest into rho, and the method
+ * must then be, for every pair of neighbours D, D + u, equal to a
+ * rho-zCDP mechanism on D and differ from it on D + u (and vice versa)
+ * with probability at most problem->test_delta = delta' / e^epsilon,
+ * delta' the share kept: (epsilon, delta)-DP in all (doc/privacy.md).
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef ULDP_SGDMETHOD_H
@@ -57,10 +65,13 @@ typedef struct SgdMethod
 	 */
 	void		(*fit) (const SgdProblem *problem, const UldpUserCount *count,
 						double rho, double *theta, SgdReport *report);
+	/* the share of delta kept for the tests (NULL: none, rho-zCDP) */
+	double		(*tests_delta_share) (const SgdOptions *options);
 } SgdMethod;
 
 extern const SgdMethod uldp_sgd_winsorized;
 extern const SgdMethod uldp_sgd_phased_erm;
+extern const SgdMethod uldp_sgd_accelerated;
 extern const SgdMethod uldp_sgd_robust;
 
 #endif							/* ULDP_SGDMETHOD_H */

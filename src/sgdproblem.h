@@ -41,6 +41,7 @@ typedef struct SgdOptions
 	const struct SgdMethod *method;
 	int			iterations;
 	int			phases;
+	int			passes;			/* accelerated: 0 means every step */
 	double		step_size;
 	double		radius;
 	double		l2;
@@ -59,6 +60,8 @@ typedef struct SgdProblem
 	int			dim;			/* features; the model has dim + 1 weights */
 	SgdOptions	options;
 	double		smoothness;		/* bound on the curvature of the average loss */
+	double		test_delta;		/* what the method's tests may fail with, for
+								 * a pair of neighbours (sgdmethod.h) */
 } SgdProblem;
 
 extern double uldp_sgd_sigmoid(double z);

@@ -70,6 +70,7 @@ CREATE TEMP TABLE methods (method text PRIMARY KEY, options jsonb NOT NULL);
 INSERT INTO methods VALUES
     ('winsorized', '{}'),
     ('phased_erm', '{}'),
+    ('accelerated', '{}'),
     ('robust', '{}');
 
 \set k 4000
