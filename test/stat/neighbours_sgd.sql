@@ -58,9 +58,9 @@
 -- step's rho multiplied by 100 in sgdwinsorized.c (noise 10 times smaller), the two winsorized
 -- privacy tests failed (loss lower bounds 2.1 and 2.4, on the bucket q5 <= s < q20).
 -- False failures of the whole file, with M methods: M x 2 x 3.2e-9 (privacy) + 2 x 1.7e-11 (power)
--- + 1e-20 (no weights) = 1.92e-8 for M = 3, and <= 1e-6 up to M = 156.
+-- + 1e-20 (no weights) = 2.56e-8 for M = 4, and <= 1e-6 up to M = 156.
 -- Run time: 16,800 releases per method (100 per statement, about 1700 a second), the power check
--- as many: about 60 s with M = 3.  Releases are charged by a background worker that cannot see
+-- as many: about 50 to 80 s with M = 4.  Releases are charged by a background worker that cannot see
 -- uncommitted rows: the role, its budget and the data are committed first and removed at the end.
 \set prefix uldp_stat_nbg_
 \ir ../lib/prelude.sql

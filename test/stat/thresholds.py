@@ -950,8 +950,8 @@ def neighbours_sgd():
     fixed = 2 * (fail + per_loss * empty[NG_POWER_EPS])
     print("   each method, 2 losses x (%d buckets x 4 bounds x %g + %d releases x P(no weights)) = %.3g;"
           " the power check %.3g" % (NG_BUCKETS, NG_ALPHA, per_loss, method, fixed))
-    print("   P(false failure) <= M x %.3g + %.3g: %.3g for M = 3 methods, <= 1e-6 up to M = %d"
-          % (method, fixed, 3 * method + fixed, math.floor((1e-6 - fixed) / method)))
+    print("   P(false failure) <= M x %.3g + %.3g: %.3g for M = 4 methods, <= 1e-6 up to M = %d"
+          % (method, fixed, 4 * method + fixed, math.floor((1e-6 - fixed) / method)))
 
 
 if __name__ == "__main__":
