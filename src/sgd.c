@@ -32,7 +32,9 @@
  * default is then finite and moderate: a garbage median at small n made
  * feature_radius 1e-50 (a constant model) or radius 1e51 (squared loss).
  *
- * Privacy (doc/privacy.md proves it).  rho = uldp_zcdp_rho(epsilon, delta).
+ * Privacy (doc/privacy.md proves it).  rho = uldp_zcdp_rho(epsilon, delta),
+ * or of epsilon and the part of delta a method does not keep for its tests
+ * (sgdmethod.h).
  * Sequentially: the noisy count of users (rho / 8, also the threshold
  * below which no model is released, see vecrelease.c), the private feature
  * radius and label bound when not given and the count allows (rho / 8
@@ -270,6 +272,21 @@ rho_for_steps(double rho, int scales)
 	return rho * (1 - ULDP_SGD_COUNT_SHARE - scales * SCALE_SHARE);
 }
 
+/* The share of delta that the method keeps for its tests (sgdmethod.h). */
+static double
+tests_delta_share(const SgdOptions *options)
+{
+	return options->method->tests_delta_share != NULL ?
+		options->method->tests_delta_share(options) : 0;
+}
+
+/* The rho of a release: epsilon and the rest of delta. */
+static double
+release_rho(const SgdOptions *options, double epsilon, double delta)
+{
+	return uldp_release_rho(epsilon, delta * (1 - tests_delta_share(options)));
+}
+
 /*
  * Refuses, before the charge, a budget that the mechanisms of user_dp_sgd
  * cannot honour whatever the data.  The options' ranges (parse_options) keep
@@ -280,7 +297,7 @@ rho_for_steps(double rho, int scales)
 static void
 check_budget(const SgdOptions *options, double epsilon, double delta)
 {
-	double		rho = uldp_release_rho(epsilon, delta);
+	double		rho = release_rho(options, epsilon, delta);
 
 	/* the least the fit can get: every scale not given is paid for */
 	options->method->check_budget(options, epsilon, delta, rho * ULDP_SGD_COUNT_SHARE,
@@ -510,7 +527,8 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 	uldp_release_begin(fcinfo);
 	nvalues = uldp_aggref_constants(fcinfo, 3, values, nulls, 3);
 	problem.options = call_options(nvalues, values, nulls, &epsilon, &delta);
-	rho = uldp_release_rho(epsilon, delta);
+	rho = release_rho(&problem.options, epsilon, delta);
+	problem.test_delta = delta * ULDP_SPEND_MARGIN * tests_delta_share(&problem.options);
 
 	problem.dim = uldp_release_plan(fcinfo)->dimension;
 	if (state != NULL)

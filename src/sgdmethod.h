@@ -6,9 +6,18 @@
  * sgd.c pays for the release's noisy count and the private scales, clips
  * the rows and hands the rest of the budget, rho (zCDP), to the method's
  * fit.  A method reads each user's rows only through
- * uldp_sgd_user_gradient, must be rho-zCDP under adding or removing one
- * user for every input (doc/privacy.md), and reports public facts only:
+ * uldp_sgd_user_gradient (a user's average gradient) or
+ * uldp_sgd_row_residual (a row's), must be rho-zCDP under adding or
+ * removing one user for every input (doc/privacy.md), and reports public facts only:
  * what it planned from public parameters and released values.
+ *
+ * A method whose noise is calibrated by a test that holds only with high
+ * probability (outlier removal) keeps a share of delta for it
+ * (tests_delta_share): sgd.c converts the rest into rho, and the method
+ * must then be, for every pair of neighbours D, D', within total variation
+ * problem->test_delta (delta times that share) of a distribution whose
+ * Renyi divergences from its output on D' are those of rho-zCDP:
+ * (epsilon, delta)-DP in all (doc/privacy.md).
  *
  *-------------------------------------------------------------------------
  */
@@ -49,6 +58,8 @@ typedef struct SgdMethod
 	 */
 	void		(*fit) (const SgdProblem *problem, const UldpUserCount *count,
 						double rho, double *theta, SgdReport *report);
+	/* the share of delta kept for the tests (NULL: none, rho-zCDP) */
+	double		(*tests_delta_share) (const SgdOptions *options);
 } SgdMethod;
 
 extern const SgdMethod uldp_sgd_winsorized;
