@@ -2,8 +2,9 @@
  *
  * sgd.c
  *	  user_dp_sgd: linear and logistic regression with user-level DP, by
- *	  winsorized first-order optimization (Levy et al. 2021, Algorithm 3)
- *	  or Phased ERM (Algorithm 4); and uldp.predict.
+ *	  winsorized first-order optimization (Levy et al. 2021, Algorithm 3),
+ *	  Phased ERM (Algorithm 4) or phased SGD with outlier iterate removal
+ *	  (Lowy et al. 2024, Algorithm 1); and uldp.predict.
  *
  * The model is theta = (weights, intercept) in R^(d+1), fit to rows
  * (x, y): features x clipped to the l2 ball of feature_radius X, then
@@ -11,7 +12,7 @@
  * (logistic) or [-label_bound, label_bound] (squared).  The objective is
  * the average over users of each user's average loss (sgdproblem.c), plus
  * l2 |theta|^2 / 2, over the ball |theta| <= radius R.  Each method has its
- * own file behind sgdmethod.h: sgdwinsorized.c, sgdphased.c.
+ * own file behind sgdmethod.h: sgdwinsorized.c, sgdphased.c, sgdoutlier.c.
  *
  * The default step is 1 / H, H a bound on the curvature of the average
  * loss: the largest eigenvalue of E[x x^T] (times 1/4 for logistic) is at
@@ -99,7 +100,8 @@
 /* the methods, by name; the first is the default */
 static const SgdMethod *const methods[] = {
 	&uldp_sgd_winsorized,
-	&uldp_sgd_phased_erm
+	&uldp_sgd_phased_erm,
+	&uldp_sgd_outlier_removal
 };
 
 PG_FUNCTION_INFO_V1(uldp_sgd_finalfn);

@@ -64,5 +64,6 @@ typedef struct SgdMethod
 
 extern const SgdMethod uldp_sgd_winsorized;
 extern const SgdMethod uldp_sgd_phased_erm;
+extern const SgdMethod uldp_sgd_outlier_removal;
 
 #endif							/* ULDP_SGDMETHOD_H */
