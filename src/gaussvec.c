@@ -75,6 +75,15 @@ uldp_gaussian_perturb_supports(int dim, double rho)
 	return uldp_gaussian_steps(rho) >= 2 * rounding_steps(dim);
 }
 
+/* the grid step of uldp_gaussian_perturb (see there) */
+static double
+perturb_grid(int dim, double sensitivity, double bound, double rho)
+{
+	Assert(uldp_gaussian_perturb_supports(dim, rho));
+	return Max(sensitivity / (double) (uldp_gaussian_steps(rho) - rounding_steps(dim)),
+			   ldexp(bound, -GRID_BITS));
+}
+
 /*
  * v <- v + Gaussian noise, rho-zCDP when v, as a function of the data, has
  * l2 sensitivity at most "sensitivity" and every coordinate within
@@ -96,12 +105,8 @@ void
 uldp_gaussian_perturb(double *v, int dim, double sensitivity, double bound,
 					  double rho)
 {
-	int64		steps = uldp_gaussian_steps(rho);
-	double		grid;
+	double		grid = perturb_grid(dim, sensitivity, bound, rho);
 
-	Assert(uldp_gaussian_perturb_supports(dim, rho));
-	grid = Max(sensitivity / (double) (steps - rounding_steps(dim)),
-			   ldexp(bound, -GRID_BITS));
 	for (int j = 0; j < dim; j++)
 	{
 		double		clamped = Min(Max(v[j], -bound), bound);
@@ -110,4 +115,15 @@ uldp_gaussian_perturb(double *v, int dim, double sensitivity, double bound,
 
 		v[j] = Min(Max((double) ((long double) noisy * grid), -bound), bound);
 	}
+}
+
+/*
+ * The standard deviation of the noise uldp_gaussian_perturb adds to each
+ * coordinate (before clamping), for callers that decide from it whether a
+ * release is worth making (from public parameters and released values).
+ */
+double
+uldp_gaussian_perturb_sd(int dim, double sensitivity, double bound, double rho)
+{
+	return perturb_grid(dim, sensitivity, bound, rho) * NOISE_STEPS;
 }
