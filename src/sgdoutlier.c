@@ -20,7 +20,8 @@
  *	   between 0 and 1, 1 when all others lie within r), with discrete
  *	   Gaussian noise, and its lower bound W- = noisy W - m (m a tail bound
  *	   of the noise); below a public floor the test fails: the fit stops and
- *	   releases 0, its initial point, as the paper does;
+ *	   releases 0, its initial point, as the paper does (also when the
+ *	   noise of step 4 would be too large for a model);
  *	4. the inlier mean at r, which moves by at most 8 r / W- when one
  *	   group's point does, with Gaussian noise for that sensitivity (output
  *	   perturbation, gaussvec.c), projected onto the ball: the next phase's
@@ -86,9 +87,15 @@
  * The radius is this many times the median distance between two groups'
  * points: far enough for most points to see most others when they are
  * concentrated (at 1.5, groups of a dozen rows saw three quarters of the
- * others and failed the test; the noise grows as r / W, no faster).
+ * others and failed the test; the noise grows as r / W, no faster).  It is
+ * at most TAU_BOUND eta G sqrt(T), the paper's tau_i (Lemma 2.3: two runs
+ * of T steps of size eta on i.i.d. data, gradients bounded by G, end within
+ * eta G sqrt(T log(d T / zeta)) up to a constant), with the planned rows of
+ * a group for T: points spread wider than that do not come from similar
+ * users, and at any radius they would concentrate.
  */
 #define RADIUS_PER_MEDIAN 2.0
+#define TAU_BOUND 4
 /*
  * The groups of a phase: at most MAX_GROUPS, and at most PAIR_WORK / width
  * squared (the coordinates of their pairwise distances, twice).
@@ -102,6 +109,12 @@
  */
 #define MARGIN_GROUPS 4
 #define FAILED_WEIGHT 2
+/*
+ * The test also fails when the model's noise would have an expected norm
+ * above this share of the radius (at 1000 users a model that passed the
+ * weight's floor with a wide radius could be worse than the initial point).
+ */
+#define NOISE_FAILURE 0.5
 
 /* one user in the draw: its phase and group, a random rank, and itself */
 typedef struct Member
@@ -116,6 +129,7 @@ typedef struct OutlierPlan
 	double		rho;			/* of every phase */
 	int			phases;
 	int64		groups;			/* C, in every phase */
+	double		group_rows;		/* rows of a group, as planned */
 	double		least_weight;	/* the test fails below it */
 	double		weight_variance;	/* of the inlier weight's noise */
 	double		margin;			/* the noise exceeds it with probability
@@ -214,6 +228,7 @@ plan_fit(const SgdProblem *problem, const UldpUserCount *count, double rho)
 	}
 	plan.least_weight = Max(4, groups_with_users(plan.groups, users / plan.phases) /
 							FAILED_WEIGHT);
+	plan.group_rows = users / plan.phases / plan.groups * Max(rows, 1);
 	return plan;
 }
 
@@ -246,10 +261,10 @@ rung_next(void *arg, UldpSegment *segment)
 }
 
 /*
- * The radius of step 2, with RADIUS_SHARE of rho: rho-zCDP as the
- * exponential mechanism with parameter sqrt(2 rho) over scores of
- * sensitivity 1 that a moved point may raise or lower (2 sqrt(2 rho)
- * bounded range).
+ * The radius of step 2, at most top, from the ladder of radii below top,
+ * with RADIUS_SHARE of rho: rho-zCDP as the exponential mechanism with
+ * parameter sqrt(2 rho) over scores of sensitivity 1 that a moved point may
+ * raise or lower (2 sqrt(2 rho) bounded range).
  */
 static double
 choose_radius(const double *points, int64 npoints, int width, int64 groups,
@@ -262,7 +277,7 @@ choose_radius(const double *points, int64 npoints, int width, int64 groups,
 
 	uldp_inlier_pairs_within(points, npoints, width, top, RUNGS_PER_BINADE, RUNGS, pairs);
 	rung = uldp_exponential_select(&source, sqrt(2 * RADIUS_SHARE * rho));
-	return RADIUS_PER_MEDIAN * top * exp2(-(double) rung / RUNGS_PER_BINADE);
+	return Min(RADIUS_PER_MEDIAN * top * exp2(-(double) rung / RUNGS_PER_BINADE), top);
 }
 
 /*
@@ -387,6 +402,7 @@ outlier_fit(const SgdProblem *problem, const UldpUserCount *count, double rho,
 		int64		npoints = 0;
 		double		r;
 		double		weight_low;
+		double		sensitivity;
 
 		/* 1. the points of the groups with users */
 		while (next < nusers && (members[next].key >> 32) / plan.groups == phase)
@@ -400,7 +416,10 @@ outlier_fit(const SgdProblem *problem, const UldpUserCount *count, double rho,
 		}
 
 		/* 2. the radius; 3. the inlier weight and the test */
-		r = choose_radius(points, npoints, width, plan.groups, 2 * radius, plan.rho);
+		r = choose_radius(points, npoints, width, plan.groups,
+						  Min(2 * radius, TAU_BOUND * ldexp(step, -phase) *
+							  problem->options.gradient_clip * sqrt(plan.group_rows)),
+						  plan.rho);
 		uldp_inlier_neighbours(points, npoints, width, r, counts);
 		weight_low = (double) (uldp_inlier_mean(points, npoints, width, counts, theta) +
 							   uldp_discrete_gaussian(plan.weight_variance)) /
@@ -411,9 +430,18 @@ outlier_fit(const SgdProblem *problem, const UldpUserCount *count, double rho,
 			break;
 		}
 
-		/* 4. the inlier mean, perturbed */
-		uldp_gaussian_perturb(theta, width, uldp_inlier_mean_sensitivity(r, weight_low),
-							  radius, MEAN_SHARE * plan.rho);
+		/*
+		 * 4. the inlier mean, perturbed; a model whose noise alone would
+		 * spread it over the ball is not worth releasing either
+		 */
+		sensitivity = uldp_inlier_mean_sensitivity(r, weight_low);
+		if (uldp_gaussian_perturb_sd(width, sensitivity, radius, MEAN_SHARE * plan.rho) *
+			sqrt(width) > NOISE_FAILURE * radius)
+		{
+			report->test_failed = true;
+			break;
+		}
+		uldp_gaussian_perturb(theta, width, sensitivity, radius, MEAN_SHARE * plan.rho);
 		uldp_clip_to_ball(theta, width, radius);
 		memcpy(start, theta, width * sizeof(double));
 	}
