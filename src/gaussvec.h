@@ -14,5 +14,7 @@ extern int128 uldp_gaussian_grid_noise(void);
 extern bool uldp_gaussian_perturb_supports(int dim, double rho);
 extern void uldp_gaussian_perturb(double *v, int dim, double sensitivity,
 								  double bound, double rho);
+extern double uldp_gaussian_perturb_sd(int dim, double sensitivity,
+									   double bound, double rho);
 
 #endif							/* ULDP_GAUSSVEC_H */

@@ -6,17 +6,20 @@
  * sgd.c pays for the release's noisy count and the private scales, clips
  * the rows and hands the rest of the budget, rho (zCDP), to the method's
  * fit.  A method reads each user's rows only through
- * uldp_sgd_user_gradient, must be rho-zCDP under adding or removing one
- * user for every input (doc/privacy.md), and reports public facts only:
+ * uldp_sgd_user_gradient (a user's average gradient) or
+ * uldp_sgd_row_residual (a row's), must be rho-zCDP under adding or
+ * removing one user for every input (doc/privacy.md), and reports public facts only:
  * what it planned from public parameters and released values.
  *
  * A method whose noise is calibrated by a test that holds only with high
- * probability (outlier removal) keeps a share of delta for it
- * (tests_delta_share): sgd.c converts the rest into rho, and the method
- * must then be, for every pair of neighbours D, D + u, equal to a
- * rho-zCDP mechanism on D and differ from it on D + u (and vice versa)
- * with probability at most problem->test_delta = delta' / e^epsilon,
- * delta' the share kept: (epsilon, delta)-DP in all (doc/privacy.md).
+ * probability (outlier removal) keeps a share delta' of delta for it
+ * (tests_delta_share, problem->test_delta = delta'): sgd.c converts the
+ * rest into rho, and the method must make its release (epsilon, delta)-DP
+ * in all, e.g. by being, for every pair of neighbours, within total
+ * variation delta' of a rho-zCDP mechanism on either input, or equal to a
+ * rho-zCDP mechanism on D and differing from it on D + u (or vice versa)
+ * with probability at most delta' / e^epsilon (doc/privacy.md derives each
+ * method's).
  *
  *-------------------------------------------------------------------------
  */
@@ -73,5 +76,6 @@ extern const SgdMethod uldp_sgd_winsorized;
 extern const SgdMethod uldp_sgd_phased_erm;
 extern const SgdMethod uldp_sgd_accelerated;
 extern const SgdMethod uldp_sgd_robust;
+extern const SgdMethod uldp_sgd_outlier_removal;
 
 #endif							/* ULDP_SGDMETHOD_H */

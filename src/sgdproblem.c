@@ -34,6 +34,20 @@ uldp_sgd_linear(const double *theta, const double *row, int dim)
 	return z;
 }
 
+/*
+ * The prediction minus the label of one row (features, then label) at
+ * theta: the row's gradient is that times (x, 1).
+ */
+double
+uldp_sgd_row_residual(const SgdProblem *problem, const double *row,
+					  const double *theta)
+{
+	double		z = uldp_sgd_linear(theta, row, problem->dim);
+
+	return (problem->options.loss == LOSS_LOGISTIC ? uldp_sgd_sigmoid(z) : z) -
+		row[problem->dim];
+}
+
 /* out (dim + 1) <- the average gradient of a user's losses at theta */
 void
 uldp_sgd_user_gradient(const SgdProblem *problem, const UldpUserRows *user,
@@ -45,9 +59,7 @@ uldp_sgd_user_gradient(const SgdProblem *problem, const UldpUserRows *user,
 	for (int64 r = 0; r < user->count; r++)
 	{
 		const double *row = &user->rows[r * (dim + 1)];
-		double		z = uldp_sgd_linear(theta, row, dim);
-		double		residual = (problem->options.loss == LOSS_LOGISTIC ?
-								uldp_sgd_sigmoid(z) : z) - row[dim];
+		double		residual = uldp_sgd_row_residual(problem, row, theta);
 
 		for (int j = 0; j < dim; j++)
 			out[j] += residual * row[j];

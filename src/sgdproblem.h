@@ -60,12 +60,15 @@ typedef struct SgdProblem
 	int			dim;			/* features; the model has dim + 1 weights */
 	SgdOptions	options;
 	double		smoothness;		/* bound on the curvature of the average loss */
-	double		test_delta;		/* what the method's tests may fail with, for
-								 * a pair of neighbours (sgdmethod.h) */
+	double		epsilon;		/* the release's */
+	double		test_delta;		/* what the method's tests may spend of
+								 * delta (sgdmethod.h) */
 } SgdProblem;
 
 extern double uldp_sgd_sigmoid(double z);
 extern double uldp_sgd_linear(const double *theta, const double *row, int dim);
+extern double uldp_sgd_row_residual(const SgdProblem *problem, const double *row,
+									const double *theta);
 extern void uldp_sgd_user_gradient(const SgdProblem *problem, const UldpUserRows *user,
 								   const double *theta, double *out);
 extern double uldp_sgd_step(const SgdProblem *problem, double lambda);

@@ -71,7 +71,8 @@ INSERT INTO methods VALUES
     ('winsorized', '{}'),
     ('phased_erm', '{}'),
     ('accelerated', '{}'),
-    ('robust', '{}');
+    ('robust', '{}'),
+    ('outlier_removal', '{}');
 
 \set k 4000
 \set pilot 400
