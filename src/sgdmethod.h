@@ -15,11 +15,13 @@
  * probability (outlier removal) keeps a share delta' of delta for it
  * (tests_delta_share, problem->test_delta = delta'): sgd.c converts the
  * rest into rho, and the method must make its release (epsilon, delta)-DP
- * in all, e.g. by being, for every pair of neighbours, within total
- * variation delta' of a rho-zCDP mechanism on either input, or equal to a
- * rho-zCDP mechanism on D and differing from it on D + u (or vice versa)
- * with probability at most delta' / e^epsilon (doc/privacy.md derives each
- * method's).
+ * in all, e.g. by agreeing, for every pair of neighbours, with a rho-zCDP
+ * mechanism outside a set of transcripts (fixed for the pair) of
+ * probability at most delta' on each input (delta_rho + delta' in all), or
+ * by equalling a rho-zCDP mechanism on D and differing from it on D + u (or
+ * vice versa) with probability at most delta' / e^epsilon.  Mere closeness
+ * in total variation is not enough: it costs (1 + e^epsilon) delta'.
+ * doc/privacy.md derives each method's.
  *
  *-------------------------------------------------------------------------
  */
