@@ -12,16 +12,17 @@
  *	   users' rows from x, with step eta / 2^k (each row's gradient clipped
  *	   to gradient_clip, the l2 penalty, the ball of radius R); its point is
  *	   the average of its iterates over the second half of its rows;
- *	2. a radius r: RADIUS_PER_MEDIAN times a rung of a ladder of radii from
- *	   2R down, chosen by the exponential mechanism to split the pairs of
- *	   points into those within it and those beyond as evenly as it can
- *	   (the median distance between two groups' points);
+ *	2. a radius r: RADIUS_PER_MEDIAN times a rung of a ladder of radii,
+ *	   chosen by the exponential mechanism to split the pairs of points into
+ *	   those within it and those beyond as evenly as it can (the median
+ *	   distance between two groups' points); the ladder and r end at the
+ *	   smaller of 2R and the paper's tau (see TAU_BOUND);
  *	3. the inlier weight W of the points at r (inliers.c: a point weighs
  *	   between 0 and 1, 1 when all others lie within r), with discrete
  *	   Gaussian noise, and its lower bound W- = noisy W - m (m a tail bound
  *	   of the noise); below a public floor the test fails: the fit stops and
  *	   releases 0, its initial point, as the paper does (also when the
- *	   noise of step 4 would be too large for a model);
+ *	   noise of step 4 would spread the model over the ball);
  *	4. the inlier mean at r, which moves by at most 8 r / W- when one
  *	   group's point does, with Gaussian noise for that sensitivity (output
  *	   perturbation, gaussvec.c), projected onto the ball: the next phase's
