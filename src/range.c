@@ -103,6 +103,13 @@ uldp_selection_miss(double keys, double epsilon, double users, double margin)
 	return exp(log(keys) - epsilon * (1 - 0x1p-20) * margin * Max(users, 0));
 }
 
+/* The least number of users for which uldp_selection_miss is at most "failure". */
+double
+uldp_selection_users(double keys, double epsilon, double margin, double failure)
+{
+	return ceil((log(keys) - log(failure)) / (epsilon * (1 - 0x1p-20) * margin));
+}
+
 /*
  * The private median of |value - centre| over the users, on a floating-point
  * grid over [0, width] (the values' interval's width): the median absolute

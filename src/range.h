@@ -30,6 +30,8 @@ extern double uldp_grid_median(const double *values, int64 n,
 							   const UldpGrid *grid, double epsilon);
 extern double uldp_selection_miss(double keys, double epsilon, double users,
 								  double margin);
+extern double uldp_selection_users(double keys, double epsilon, double margin,
+								   double failure);
 extern double uldp_private_deviation(const double *values, int64 n,
 									  double centre, double width,
 									  double min_magnitude, double epsilon);

@@ -3,8 +3,10 @@
  * sgd.c
  *	  user_dp_sgd: linear and logistic regression with user-level DP, by
  *	  winsorized first-order optimization (Levy et al. 2021, Algorithm 3),
- *	  Phased ERM (Algorithm 4) or phased SGD with outlier iterate removal
- *	  (Lowy et al. 2024, Algorithm 1); and uldp.predict.
+ *	  Phased ERM (Algorithm 4), one pass of robust SGD (after Ghazi et al.
+ *	  2025), accelerated phased ERM (Lowy et al. 2024, Algorithm 3) or
+ *	  phased SGD with outlier iterate removal (their Algorithm 1); and
+ *	  uldp.predict.
  *
  * The model is theta = (weights, intercept) in R^(d+1), fit to rows
  * (x, y): features x clipped to the l2 ball of feature_radius X, then
@@ -12,7 +14,8 @@
  * (logistic) or [-label_bound, label_bound] (squared).  The objective is
  * the average over users of each user's average loss (sgdproblem.c), plus
  * l2 |theta|^2 / 2, over the ball |theta| <= radius R.  Each method has its
- * own file behind sgdmethod.h: sgdwinsorized.c, sgdphased.c, sgdoutlier.c.
+ * own file behind sgdmethod.h: sgdwinsorized.c, sgdphased.c, sgdrobust.c,
+ * sgdaccelerated.c, sgdoutlier.c.
  *
  * The default step is 1 / H, H a bound on the curvature of the average
  * loss: the largest eigenvalue of E[x x^T] (times 1/4 for logistic) is at
@@ -34,8 +37,8 @@
  * feature_radius 1e-50 (a constant model) or radius 1e51 (squared loss).
  *
  * Privacy (doc/privacy.md proves it).  rho = uldp_zcdp_rho(epsilon, delta),
- * or of epsilon and the part of delta a method does not keep for its tests
- * (sgdmethod.h).
+ * or of epsilon and the part of delta a method does not keep for its
+ * tests (sgdmethod.h).
  * Sequentially: the noisy count of users (rho / 8, also the threshold
  * below which no model is released, see vecrelease.c), the private feature
  * radius and label bound when not given and the count allows (rho / 8
@@ -91,16 +94,15 @@
 #define SCALE_FAILURE 1e-3
 #define SCALE_MIN ULDP_SGD_SCALE_MIN
 #define SCALE_MAX ULDP_SGD_SCALE_MAX
-#define DEFAULT_ITERATIONS 50
-#define DEFAULT_PHASES 3
 #define DEFAULT_L2 1e-3
-#define MAX_ITERATIONS 10000
 #define MAX_PHASES 20
 
 /* the methods, by name; the first is the default */
 static const SgdMethod *const methods[] = {
 	&uldp_sgd_winsorized,
 	&uldp_sgd_phased_erm,
+	&uldp_sgd_robust,
+	&uldp_sgd_accelerated,
 	&uldp_sgd_outlier_removal
 };
 
@@ -172,6 +174,17 @@ method_hint(void)
 	return hint.data;
 }
 
+/* The options with iterations and phases, when not given, the method's. */
+static SgdOptions
+method_defaults(SgdOptions options)
+{
+	if (options.iterations == 0)
+		options.iterations = options.method->default_iterations;
+	if (options.phases == 0)
+		options.phases = options.method->default_phases;
+	return options;
+}
+
 /* The options of a jsonb object (NULL: all defaults). */
 static SgdOptions
 parse_options(Jsonb *jsonb)
@@ -183,12 +196,10 @@ parse_options(Jsonb *jsonb)
 	char	   *key = NULL;
 
 	options.method = methods[0];
-	options.iterations = DEFAULT_ITERATIONS;
-	options.phases = DEFAULT_PHASES;
 	options.l2 = DEFAULT_L2;
 	options.tau = ULDP_TAU_NONE;
 	if (jsonb == NULL)
-		return options;
+		return method_defaults(options);
 	if (!JB_ROOT_IS_OBJECT(jsonb))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -224,9 +235,11 @@ parse_options(Jsonb *jsonb)
 				refuse_option(key, "unknown method", method_hint());
 		}
 		else if (strcmp(key, "iterations") == 0)
-			options.iterations = option_count(key, &value, MAX_ITERATIONS);
+			options.iterations = option_count(key, &value, ULDP_SGD_MAX_ITERATIONS);
 		else if (strcmp(key, "phases") == 0)
 			options.phases = option_count(key, &value, MAX_PHASES);
+		else if (strcmp(key, "passes") == 0)
+			options.passes = option_count(key, &value, ULDP_SGD_MAX_ITERATIONS);
 		else if (strcmp(key, "step_size") == 0)
 			options.step_size = option_scale(key, &value);
 		else if (strcmp(key, "radius") == 0)
@@ -251,9 +264,9 @@ parse_options(Jsonb *jsonb)
 			options.dimension = option_count(key, &value, ULDP_MAX_DIMENSION);
 		else
 			refuse_option(key, "unknown option",
-						  "Options are loss, method, iterations, phases, step_size, radius, l2, feature_radius, label_bound, gradient_clip, tau and dimension.");
+						  "Options are loss, method, iterations, phases, passes, step_size, radius, l2, feature_radius, label_bound, gradient_clip, tau and dimension.");
 	}
-	return options;
+	return method_defaults(options);
 }
 
 /* The number of scales that the options leave to be chosen privately. */
@@ -290,6 +303,17 @@ release_rho(const SgdOptions *options, double epsilon, double delta)
 }
 
 /*
+ * What the method's tests may fail with, for a pair of neighbours: the
+ * share of delta they keep, over e^epsilon (doc/privacy.md); 0 when
+ * e^epsilon overflows.
+ */
+static double
+tests_delta(const SgdOptions *options, double epsilon, double delta)
+{
+	return delta * ULDP_SPEND_MARGIN * tests_delta_share(options) / exp(epsilon);
+}
+
+/*
  * Refuses, before the charge, a budget that the mechanisms of user_dp_sgd
  * cannot honour whatever the data.  The options' ranges (parse_options) keep
  * every computation finite; the budget must give every noisy count a
@@ -297,12 +321,12 @@ release_rho(const SgdOptions *options, double epsilon, double delta)
  * (uldp_rho_validate).
  */
 static void
-check_budget(const SgdOptions *options, double epsilon, double delta)
+check_budget(const SgdOptions *options, int width, double epsilon, double delta)
 {
 	double		rho = release_rho(options, epsilon, delta);
 
 	/* the least the fit can get: every scale not given is paid for */
-	options->method->check_budget(options, epsilon, delta, rho * ULDP_SGD_COUNT_SHARE,
+	options->method->check_budget(options, width, epsilon, delta, rho * ULDP_SGD_COUNT_SHARE,
 								  rho_for_steps(rho, scales_not_given(options)));
 }
 
@@ -334,7 +358,6 @@ uldp_sgd_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 	int			dimension = call->dimension;
 	int			width;
 
-	check_budget(&options, plan->epsilon, plan->delta);
 	if (options.dimension != 0)
 	{
 		if (dimension != 0 && dimension != options.dimension)
@@ -345,14 +368,19 @@ uldp_sgd_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 	plan->dimension = uldp_vector_dimension(call->function, dimension,
 											", or give the \"dimension\" option");
 	width = plan->dimension + 1;
+	check_budget(&options, width, plan->epsilon, plan->delta);
 	/* the state; the rows sorted by user; per user its scale and the
 	 * method's working memory */
 	plan->bytes_per_row = uldp_vec_state_bytes_per_row(true, plan->dimension) +
 		width * sizeof(double) + sizeof(UldpUserRows) + sizeof(double) +
 		options.method->bytes_per_row(width);
-	/* and the model's vectors: theta, a gradient, an average, an anchor */
+	/*
+	 * and the model's vectors: theta and at most 7 more (accelerated: AC-SA's
+	 * x, query point and gradient, the anchor, and the inlier mean's 128-bit
+	 * sum, which counts twice)
+	 */
 	plan->fixed_bytes = uldp_vec_state_fixed_bytes(true, plan->dimension) +
-		uldp_highdim_fixed_bytes(width) + 4 * width * sizeof(double);
+		uldp_highdim_fixed_bytes(width) + 8 * width * sizeof(double);
 }
 
 /*
@@ -530,7 +558,7 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 	nvalues = uldp_aggref_constants(fcinfo, 3, values, nulls, 3);
 	problem.options = call_options(nvalues, values, nulls, &epsilon, &delta);
 	rho = release_rho(&problem.options, epsilon, delta);
-	problem.test_delta = delta * ULDP_SPEND_MARGIN * tests_delta_share(&problem.options);
+	problem.test_delta = tests_delta(&problem.options, epsilon, delta);
 
 	problem.dim = uldp_release_plan(fcinfo)->dimension;
 	if (state != NULL)

@@ -8,16 +8,16 @@
  * fit.  A method reads each user's rows only through
  * uldp_sgd_user_gradient (a user's average gradient) or
  * uldp_sgd_row_residual (a row's), must be rho-zCDP under adding or
- * removing one user for every input (doc/privacy.md), and reports public facts only:
- * what it planned from public parameters and released values.
+ * removing one user for every input (doc/privacy.md), and reports public
+ * facts only: what it planned from public parameters and released values.
  *
  * A method whose noise is calibrated by a test that holds only with high
  * probability (outlier removal) keeps a share of delta for it
  * (tests_delta_share): sgd.c converts the rest into rho, and the method
- * must then be, for every pair of neighbours D, D', within total variation
- * problem->test_delta (delta times that share) of a distribution whose
- * Renyi divergences from its output on D' are those of rho-zCDP:
- * (epsilon, delta)-DP in all (doc/privacy.md).
+ * must then be, for every pair of neighbours D, D + u, equal to a
+ * rho-zCDP mechanism on D and differ from it on D + u (and vice versa)
+ * with probability at most problem->test_delta = delta' / e^epsilon,
+ * delta' the share kept: (epsilon, delta)-DP in all (doc/privacy.md).
  *
  *-------------------------------------------------------------------------
  */
@@ -39,17 +39,25 @@ typedef struct SgdReport
 								 * initial point */
 } SgdReport;
 
+/* the iterations of the methods that take them, by default, and at most */
+#define ULDP_SGD_DEFAULT_ITERATIONS 50
+#define ULDP_SGD_MAX_ITERATIONS 10000
+
 typedef struct SgdMethod
 {
 	const char *name;
+	/* iterations and phases when not given (0: derived by the fit) */
+	int			default_iterations;
+	int			default_phases;
 	/*
 	 * Refuses, before the charge, a budget the method cannot honour whatever
 	 * the data (uldp_rho_validate): rho_count is the rho of the release's
-	 * noisy count, rho_steps the least the fit gets.
+	 * noisy count, rho_steps the least the fit gets, width the model's
+	 * (the features' public dimension plus the intercept).
 	 */
-	void		(*check_budget) (const SgdOptions *options, double epsilon,
-								 double delta, double rho_count,
-								 double rho_steps);
+	void		(*check_budget) (const SgdOptions *options, int width,
+								 double epsilon, double delta,
+								 double rho_count, double rho_steps);
 	/* working memory per row (an upper bound per user), for the plan */
 	Size		(*bytes_per_row) (int width);
 	/*
@@ -64,6 +72,8 @@ typedef struct SgdMethod
 
 extern const SgdMethod uldp_sgd_winsorized;
 extern const SgdMethod uldp_sgd_phased_erm;
+extern const SgdMethod uldp_sgd_accelerated;
+extern const SgdMethod uldp_sgd_robust;
 extern const SgdMethod uldp_sgd_outlier_removal;
 
 #endif							/* ULDP_SGDMETHOD_H */

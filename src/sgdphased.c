@@ -4,17 +4,14 @@
  *	  user_dp_sgd's "phased_erm" method: Phased ERM (Levy et al. 2021,
  *	  Algorithm 4).
  *
- * Every user joins one of K phases, phase k with probability 2^-k (the
- * last phase takes the remainder), drawn independently per user.  Phase k
- * runs Algorithm 3 (sgdwinsorized.c) on its users for the objective plus
- * lambda_k |theta - theta_(k-1)|^2 / 2, lambda_k = 4^k lambda, starting
- * from the previous phase's model; lambda = G / (R sqrt(n)) with n the
- * noisy count of users and G the gradient clip.
+ * The users are drawn into phases (sgdphases.c); phase k runs Algorithm 3
+ * (sgdwinsorized.c) on its users for the objective plus
+ * lambda_k |theta - theta_(k-1)|^2 / 2, starting from the previous phase's
+ * model.
  *
- * Privacy: each user's rows are read by one phase only, and the phases are
- * drawn independently of the data, so by parallel composition (Renyi
- * divergence is jointly quasi-convex) every phase may use all of rho: its
- * own noisy count (rho / 8) and T steps of 7 rho / 8T.
+ * Privacy: by parallel composition over the phases (sgdphases.c), every
+ * phase may use all of rho: its own noisy count (rho / 8) and T steps of
+ * 7 rho / 8T.
  *
  *-------------------------------------------------------------------------
  */
@@ -22,28 +19,8 @@
 
 #include <math.h>
 
-#include "random.h"
+#include "sgdphases.h"
 #include "sgdwinsorized.h"
-
-/* The rho of one gradient step in every phase. */
-static double
-phase_rho_per_step(const SgdOptions *options, double rho)
-{
-	return rho * (1 - ULDP_SGD_COUNT_SHARE) / options->iterations;
-}
-
-static void
-phased_check_budget(const SgdOptions *options, double epsilon, double delta,
-					double rho_count, double rho_steps)
-{
-	static const char *hint = "Raise epsilon or delta, or lower iterations.";
-	double		rho_step = phase_rho_per_step(options, rho_steps);
-
-	uldp_rho_validate("user_dp_sgd", epsilon, delta, rho_count, rho_step, hint);
-	/* each phase's own noisy count */
-	uldp_rho_validate("user_dp_sgd", epsilon, delta, rho_steps * ULDP_SGD_COUNT_SHARE,
-					  rho_step, hint);
-}
 
 /* per user: its phase and its index in a phase, then Algorithm 3's */
 static Size
@@ -59,24 +36,8 @@ phased_fit(const SgdProblem *problem, const UldpUserCount *count, double rho,
 	int			width = problem->dim + 1;
 	int			phases = problem->options.phases;
 	int64	   *members = palloc_extended(Max(problem->nusers, 1) * sizeof(int64), MCXT_ALLOC_HUGE);
-	int8	   *phase_of = palloc_extended(Max(problem->nusers, 1), MCXT_ALLOC_HUGE);
+	int8	   *phase_of = uldp_sgd_draw_phases(problem->nusers, phases);
 	double	   *anchor = palloc0(width * sizeof(double));
-	double		lambda = problem->options.gradient_clip /
-		(problem->options.radius * sqrt(Max(count->noisy, 1)));
-
-	/* phase k < K with probability 2^-k: the number of leading ones + 1 */
-	for (int64 i = 0; i < problem->nusers; i++)
-	{
-		uint64		bits = uldp_random_u64();
-		int			phase = 1;
-
-		while (phase < phases && (bits & 1))
-		{
-			bits >>= 1;
-			phase++;
-		}
-		phase_of[i] = (int8) phase;
-	}
 
 	report->phases = phases;
 	report->steps = phases * problem->options.iterations;
@@ -84,17 +45,13 @@ phased_fit(const SgdProblem *problem, const UldpUserCount *count, double rho,
 	report->gradient_evaluations = 0;
 	for (int phase = 1; phase <= phases; phase++)
 	{
-		int64		nmembers = 0;
-		UldpUserCount phase_count;
+		int64		nmembers = uldp_sgd_phase_members(phase_of, problem->nusers, phase, members);
+		UldpUserCount phase_count = uldp_noisy_count(nmembers, rho * ULDP_SGD_COUNT_SHARE);
 
-		for (int64 i = 0; i < problem->nusers; i++)
-			if (phase_of[i] == phase)
-				members[nmembers++] = i;
-		phase_count = uldp_noisy_count(nmembers, rho * ULDP_SGD_COUNT_SHARE);
 		memcpy(anchor, theta, width * sizeof(double));
 		uldp_sgd_winsorized_descent(problem, members, nmembers, &phase_count,
-									phase_rho_per_step(&problem->options, rho),
-									ldexp(lambda, 2 * phase), anchor, theta);
+									uldp_sgd_phase_rho_steps(rho) / problem->options.iterations,
+									uldp_sgd_phase_lambda(problem, count, phase), anchor, theta);
 		report->gradient_evaluations += (double) problem->options.iterations *
 			Max(rint(phase_count.noisy), 0);
 	}
@@ -105,7 +62,9 @@ phased_fit(const SgdProblem *problem, const UldpUserCount *count, double rho,
 
 const SgdMethod uldp_sgd_phased_erm = {
 	"phased_erm",
-	phased_check_budget,
+	ULDP_SGD_DEFAULT_ITERATIONS,
+	3,
+	uldp_sgd_phases_check_budget,
 	phased_bytes_per_row,
 	phased_fit
 };

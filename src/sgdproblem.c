@@ -15,6 +15,7 @@
 
 #include <math.h>
 
+#include "random.h"
 #include "sgdproblem.h"
 
 double
@@ -78,4 +79,23 @@ uldp_sgd_step(const SgdProblem *problem, double lambda)
 {
 	return problem->options.step_size > 0 ? problem->options.step_size :
 		1 / (problem->smoothness + problem->options.l2 + lambda);
+}
+
+/*
+ * A user's phase among "phases", drawn from the secure source independently
+ * of the data: phase k < phases with probability 2^-k, the last phase the
+ * remainder (the number of leading ones + 1).
+ */
+int
+uldp_sgd_random_phase(int phases)
+{
+	uint64		bits = uldp_random_u64();
+	int			phase = 1;
+
+	while (phase < phases && (bits & 1))
+	{
+		bits >>= 1;
+		phase++;
+	}
+	return phase;
 }

@@ -41,6 +41,7 @@ typedef struct SgdOptions
 	const struct SgdMethod *method;
 	int			iterations;
 	int			phases;
+	int			passes;			/* accelerated: 0 means every step */
 	double		step_size;
 	double		radius;
 	double		l2;
@@ -59,8 +60,8 @@ typedef struct SgdProblem
 	int			dim;			/* features; the model has dim + 1 weights */
 	SgdOptions	options;
 	double		smoothness;		/* bound on the curvature of the average loss */
-	double		test_delta;		/* what the method's tests may fail with
-								 * (sgdmethod.h) */
+	double		test_delta;		/* what the method's tests may fail with, for
+								 * a pair of neighbours (sgdmethod.h) */
 } SgdProblem;
 
 extern double uldp_sgd_sigmoid(double z);
@@ -70,5 +71,6 @@ extern double uldp_sgd_row_residual(const SgdProblem *problem, const double *row
 extern void uldp_sgd_user_gradient(const SgdProblem *problem, const UldpUserRows *user,
 								   const double *theta, double *out);
 extern double uldp_sgd_step(const SgdProblem *problem, double lambda);
+extern int	uldp_sgd_random_phase(int phases);
 
 #endif							/* ULDP_SGDPROBLEM_H */

@@ -75,8 +75,8 @@ uldp_sgd_winsorized_bytes_per_row(int width)
 }
 
 static void
-winsorized_check_budget(const SgdOptions *options, double epsilon, double delta,
-						double rho_count, double rho_steps)
+winsorized_check_budget(const SgdOptions *options, int width, double epsilon,
+						double delta, double rho_count, double rho_steps)
 {
 	uldp_rho_validate("user_dp_sgd", epsilon, delta, rho_count,
 					  rho_steps / options->iterations,
@@ -98,6 +98,8 @@ winsorized_fit(const SgdProblem *problem, const UldpUserCount *count,
 
 const SgdMethod uldp_sgd_winsorized = {
 	"winsorized",
+	ULDP_SGD_DEFAULT_ITERATIONS,
+	1,
 	winsorized_check_budget,
 	uldp_sgd_winsorized_bytes_per_row,
 	winsorized_fit

@@ -186,10 +186,18 @@ uldp_rho_validate(const char *function, double epsilon, double delta,
 {
 	if (!uldp_discrete_gaussian_supports(count_variance(rho_count)) ||
 		!uldp_highdim_rho_suffices(rho_highdim))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("epsilon %g is too small for %s with delta %g", epsilon, function, delta),
-				 errhint("%s", hint)));
+		uldp_refuse_budget(function, epsilon, delta, hint);
+}
+
+/* The error of a budget that a release's mechanisms cannot honour. */
+void
+uldp_refuse_budget(const char *function, double epsilon, double delta,
+				   const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("epsilon %g is too small for %s with delta %g", epsilon, function, delta),
+			 errhint("%s", hint)));
 }
 
 /*
@@ -249,6 +257,18 @@ uldp_private_scale_miss(double users, double floor, double ceiling, double rho)
 	UldpGrid	grid = scale_grid(floor, ceiling);
 
 	return uldp_selection_miss((double) grid.domain, uldp_selection_epsilon(rho), users, 0.25);
+}
+
+/*
+ * The least number of users for which uldp_private_scale_miss, with the
+ * same domain and rho, is at most "failure".
+ */
+double
+uldp_private_scale_users(double floor, double ceiling, double rho, double failure)
+{
+	UldpGrid	grid = scale_grid(floor, ceiling);
+
+	return uldp_selection_users((double) grid.domain, uldp_selection_epsilon(rho), 0.25, failure);
 }
 
 static ArrayType *

@@ -25,9 +25,13 @@ extern bool uldp_enough_users(const UldpUserCount *count, double rho,
 extern void uldp_rho_validate(const char *function, double epsilon,
 							  double delta, double rho_count,
 							  double rho_highdim, const char *hint);
+extern void uldp_refuse_budget(const char *function, double epsilon,
+							   double delta, const char *hint);
 extern double uldp_private_scale(const double *statistics, int64 n,
 								 double floor, double ceiling, double rho);
 extern double uldp_private_scale_miss(double users, double floor,
 									  double ceiling, double rho);
+extern double uldp_private_scale_users(double floor, double ceiling,
+									   double rho, double failure);
 
 #endif							/* ULDP_VECRELEASE_H */

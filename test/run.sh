@@ -15,6 +15,8 @@
 #   ULDP_NO_BUILD=1  skip dependency install and build (use what is installed)
 #   ULDP_KEEP=1      keep the temp dir (cluster, server.log, regression.diffs) for inspection
 #   ULDP_PORT        cluster port (default 54329)
+#   ULDP_FILTER=text run only the test files (and regression tests) whose name contains text,
+#                    e.g. ULDP_FILTER=neighbours_sgd bash test/run.sh stat
 set -euo pipefail
 
 # shellcheck source=test/lib/common.sh
@@ -55,6 +57,18 @@ makefile_var() {
     printf '%s\n' "$val"
 }
 
+# filter_tests ARRAY: keep the elements of the array named ARRAY whose base name contains
+# $ULDP_FILTER (all of them when it is unset)
+filter_tests() {
+    local -n list="$1"
+    local kept=() t
+    [ -n "${ULDP_FILTER:-}" ] || return 0
+    for t in "${list[@]}"; do
+        if [[ "$(basename "$t")" == *"$ULDP_FILTER"* ]]; then kept+=("$t"); fi
+    done
+    list=("${kept[@]}")
+}
+
 # ---------------------------------------------------------------------------------------------
 stage_regress() {
     header "pg_regress"
@@ -65,6 +79,7 @@ stage_regress() {
         mapfile -t tests < <(cd "$ULDP_REPO/sql" && find . -maxdepth 1 -name '*.sql' -printf '%f\n' \
             | sed 's/\.sql$//' | LC_ALL=C sort)
     fi
+    filter_tests tests
     if [ "${#tests[@]}" -eq 0 ]; then
         echo "no regression tests found: skipping"
         return
@@ -136,6 +151,7 @@ stage_prove() {
         mapfile -d '' -t files < <(cd "$ULDP_REPO/test" \
             && find "$subdir" -maxdepth 1 -type f -name '*.sql' -print0 | LC_ALL=C sort -z)
     fi
+    filter_tests files
     if [ "${#files[@]}" -eq 0 ]; then
         echo "no test/$subdir/*.sql files yet: skipping"
         return
@@ -202,6 +218,7 @@ stage_scripts() {
         mapfile -d '' -t files < <(find "$ULDP_REPO/test/$subdir" -maxdepth 1 -type f -name '*.sh' -print0 \
             | LC_ALL=C sort -z)
     fi
+    filter_tests files
     if [ "${#files[@]}" -eq 0 ]; then
         echo "no test/$subdir/*.sh files yet: skipping"
         return

@@ -1,6 +1,6 @@
 -- test/pgtap/calibration.sql -- a charged release never ends in NaN, Infinity or an unexpected
 -- error: extreme accepted parameters and extreme data, for the vector mean, user_dp_sgd (both
--- losses, both methods) and the scalar releases.
+-- losses, every method) and the scalar releases.
 --
 -- Every case must give either a clean 22023 error (parameters the mechanisms cannot honour:
 -- refused by the validation functions before the charge, or until those run at statement start,
@@ -84,7 +84,7 @@ INSERT INTO public.uldp_tap_calibration_cases (role, call, set) VALUES
 INSERT INTO public.uldp_tap_calibration_cases (role, call, set)
     SELECT 'analyst', format('user_dp_sgd(v, %s, u, %s, %s, %L)', CASE WHEN l = 'logistic' THEN 'c' ELSE 'y' END,
                              e, d, format('{"loss": "%s", "method": "%s"%s}', l, m, o)), s
-    FROM unnest(ARRAY['squared', 'logistic']) l, unnest(ARRAY['winsorized', 'phased_erm']) m,
+    FROM unnest(ARRAY['squared', 'logistic']) l, unnest(ARRAY['winsorized', 'phased_erm', 'robust']) m,
          unnest(ARRAY['1e-6', '1e6']) e, unnest(ARRAY['1e-100', '1e-6']) d,
          unnest(ARRAY['', ', "feature_radius": 1e-50, "label_bound": 1e50, "l2": 1e50',
                       ', "feature_radius": 1e50, "label_bound": 1e-50, "radius": 1e50, "step_size": 1e50',
@@ -95,7 +95,8 @@ INSERT INTO public.uldp_tap_calibration_cases (role, call, set)
     SELECT 'analyst', format('user_dp_sgd(v, y, u, %s, 1e-6, %L)', e, o), s
     FROM unnest(ARRAY['1e-6', '1e6']) e,
          unnest(ARRAY['{"iterations": 10000}', '{"method": "phased_erm", "phases": 20, "iterations": 200}',
-                      '{"loss": "logistic", "method": "phased_erm", "phases": 20}']) o,
+                      '{"loss": "logistic", "method": "phased_erm", "phases": 20}',
+                      '{"method": "robust", "phases": 20, "iterations": 10000}']) o,
          unnest(ARRAY['normal', 'one', 'none']) s;
 INSERT INTO public.uldp_tap_calibration_cases (role, call, set) VALUES
     ('half2', 'user_dp_sgd(v, y, u, 1e-6, 0.5, ''{"method": "phased_erm", "phases": 20}'')', 'normal'),

@@ -6,6 +6,8 @@ gamma function Q(df/2, x/2), computed by its series / continued fraction (Numeri
 6.2) in double precision and checked against the closed forms for df = 1 (erfc) and even df
 (Poisson sum) to ~1e-14 relative; quantiles by bisection.  Run:  python3 test/stat/thresholds.py
 """
+import bisect
+import functools
 import math
 import struct
 from fractions import Fraction
@@ -321,6 +323,12 @@ def kl_lower(k, n, lnia):
     return kl_bound(k, n, lnia, False)
 
 
+@functools.lru_cache(maxsize=None)
+def kl_bound_table(k, lnia):
+    """the upper and the lower bounds of every count 0..k of k (both nondecreasing in the count)"""
+    return ([kl_upper(m, k, lnia) for m in range(k + 1)], [kl_lower(m, k, lnia) for m in range(k + 1)])
+
+
 def loss_lcb(n1, n2, k, lnia):
     """lower confidence bound of |log(p1/p2)| from counts n1, n2 out of k each"""
     v = 0.0
@@ -336,9 +344,7 @@ def loss_lcb(n1, n2, k, lnia):
 def lcb_fail_prob(a, b, k, lnia, thr):
     """P(log(lower(n1) / upper(n2)) <= thr) for n1 ~ Bin(k, a), n2 ~ Bin(k, b), exactly: the
     probability that the one-sided lower confidence bound of log(a / b) does not exceed thr"""
-    import bisect
-    up_ = [kl_upper(n, k, lnia) for n in range(k + 1)]
-    lo_ = [kl_lower(n, k, lnia) for n in range(k + 1)]
+    up_, lo_ = kl_bound_table(k, lnia)
     cum = [0.0]
     for n in range(k + 1):
         cum.append(cum[-1] + math.exp(log_binom_pmf(k, n, b)))
@@ -481,7 +487,8 @@ def discrete_gaussian_large():
 # ---------------------------------------------------------------------------------------------
 # vector_mean.sql
 
-VM_RHO = {1: 0.024355970357362366, 16: 3.3504647039844713}  # uldp.zcdp_rho(eps, 1e-6)
+VM_RHO = {1: 0.024355970357362366, 8: 1.0523580044900882,  # uldp.zcdp_rho(eps, 1e-6)
+          16: 3.3504647039844713}
 VM_ACC_RELEASES = 200
 VM_ACC_ALPHA = 2e-10    # each of the 5 tail bounds of one release
 VM_NB_K = 2000          # releases of D and of D' at eps = 1
@@ -524,16 +531,19 @@ def vm_event_probs(rho, n, radius, cs, delta=1e-6):
 
 def dp_test_fail_prob(a, b, k, lnia, eps, delta):
     """P(lower(n1) <= e^eps upper(n2) + delta) for n1 ~ Bin(k, a), n2 ~ Bin(k, b): the
-    probability that the test does NOT detect a violation of (eps, delta) on this event."""
-    up_ = [kl_upper(m, k, lnia) for m in range(k + 1)]
-    lo_ = [kl_lower(m, k, lnia) for m in range(k + 1)]
-    pb = [math.exp(log_binom_pmf(k, m, b)) for m in range(k + 1)]
+    probability that the test does NOT detect a violation of (eps, delta) on this event.  The
+    upper bound grows with n2, so for each n1 the n2 that miss are those from the first whose
+    bound reaches (lower(n1) - delta) e^-eps."""
+    up_, lo_ = kl_bound_table(k, lnia)
+    tail = [0.0] * (k + 2)   # tail[m] = P(n2 >= m)
+    for m in range(k, -1, -1):
+        tail[m] = tail[m + 1] + math.exp(log_binom_pmf(k, m, b))
     total = 0.0
     for n1 in range(k + 1):
         w1 = math.exp(log_binom_pmf(k, n1, a))
         if w1 < 1e-300:
             continue
-        total += w1 * sum(pb[m] for m in range(k + 1) if lo_[n1] <= math.exp(eps) * up_[m] + delta)
+        total += w1 * tail[bisect.bisect_left(up_, (lo_[n1] - delta) * math.exp(-eps))]
     return total
 
 
@@ -841,6 +851,109 @@ def small_n():
     print("   P(false failure) <= %.3g" % total)
 
 
+# ---------------------------------------------------------------------------------------------
+# neighbours_sgd.sql: user_dp_sgd between D (NG_N users whose average gradient at theta = 0 is
+# zero) and D' = D plus one extreme user, the outcome s = the model's prediction at that user's
+# features, bucketed at quantiles of a pilot sample of D
+
+NG_N = 200                       # users of D
+NG_K = 4000                      # audited releases of D and of D' per method and loss
+NG_PILOT = 400                   # releases of D whose quantiles are the edges of the buckets
+NG_LEVELS = [0.05, 0.2, 0.5, 0.8, 0.95]
+NG_BUCKETS = len(NG_LEVELS) + 1 + 2   # the s-buckets, "no weights" and "test failed"
+NG_ALPHA = 1e-10                 # each one-sided KL bound
+NG_EPS, NG_POWER_EPS, NG_DELTA = 1, 8, 1e-6
+NG_DG_SLACK = 1e-6               # the sum's discrete Gaussian noise (sd 2^20) against the normal law
+
+
+def ng_law(eps):
+    """The law of one release of user_dp_sgd(x, y, u, eps, 1e-6, options with iterations 1, method
+    winsorized, feature_radius 1, label_bound 1, gradient_clip c) on D and on D'.  The noisy count
+    c' = n + Z (Z discrete Gaussian, variance 4 / rho rounded up) must reach the threshold T
+    (vecrelease.c); the fit gets rho_fit = 7 rho / 8 (no private scales), and its one step is
+    WinsorizedMeanHighD without a range: K = floor(sqrt(2 rho_fit) 2^20) grid steps per c.  The users
+    of D have the average gradient 0 at theta = 0; the extreme user's, -(1, 1) (squared) or
+    -(1, 1) / 2 (logistic), is clipped to c (1, 1) / sqrt(2) and rotates onto one axis of the
+    Hadamard rotation (padded dimension 2), as K steps exactly, and the model's prediction at
+    (1, 1) reads that axis only: s = eta sqrt(2) g (K [D'] + N) / c', N the axis's discrete
+    Gaussian noise of variance 2^40, or its sigmoid (logistic).  In units w = s / (eta sqrt(2) g
+    2^20): w = (mu [D'] + N / 2^20) / c', mu = K / 2^20.  Returns sf(t, added) = P(released and
+    w >= t) on D (added 0) or D' (added 1), P(D's release has no weights), mu and T."""
+    rho = VM_RHO[eps] * (1 - 1e-11)   # the release uses zcdp_rho(eps (1-2^-40), delta (1-2^-40))
+    s_c = dyadic_ceil(4 / rho)
+    T = 1 + math.sqrt(s_c) * math.sqrt(2 * math.log(1 / (NG_DELTA * (1 - 2 ** -40)))) * (1 + 2 ** -40)
+    mu = math.floor(math.sqrt(2 * rho * 7 / 8) * 2 ** 20) / 2 ** 20
+    pz = dg_pmf(s_c)
+
+    def sf(t, added):
+        return sum(p * phi_sf(t * max(NG_N + added + z, 1) - added * mu)
+                   for z, p in pz.items() if NG_N + added + z >= T)
+
+    return sf, sum(p for z, p in pz.items() if NG_N + z < T), mu, T
+
+
+def ng_quantile(sf, level):
+    """t with P_D(w < t) = level"""
+    lo, hi = -1.0, 1.0
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if 1 - sf(mid, 0) < level:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def ng_power_failure(eps):
+    """An upper bound on P(the releases at eps, judged at NG_EPS, show no bucket with a loss above
+    NG_EPS): P(the top bucket {s >= e} does not), e the pilot's 95% quantile, the 380th smallest of
+    its 400 values.  On a grid t_0 < ... < t_J of D's quantiles, e <= t with probability
+    P(Bin(400, P_D(w < t)) >= 380); given t_j < e <= t_j+1, p_D' >= sf'(t_j+1) and
+    p_D <= sf(t_j), and the test misses with probability at most dp_test_fail_prob at those
+    (it detects more often the larger p_D' and the smaller p_D); outside the grid, count a miss.
+    The normal law stands for the discrete Gaussian within NG_DG_SLACK."""
+    sf, _, _, _ = ng_law(eps)
+    lnia = math.log(1 / NG_ALPHA)
+    r = math.ceil(NG_LEVELS[-1] * NG_PILOT)
+    ts = [ng_quantile(sf, 0.8 + 0.001 * j) for j in range(0, 200)]
+    below = [binom_tail_ge(NG_PILOT, 1 - sf(t, 0), r) for t in ts]   # P(e <= t)
+    total = below[0] + (1 - below[-1])
+    for j in range(len(ts) - 1):
+        a = sf(ts[j + 1], 1) - NG_DG_SLACK
+        b = sf(ts[j], 0) + NG_DG_SLACK
+        total += (below[j + 1] - below[j]) * dp_test_fail_prob(a, b, NG_K, lnia, NG_EPS, NG_DELTA)
+    return total, max(0.0, below[0] + (1 - below[-1]))
+
+
+def neighbours_sgd():
+    print("== neighbours_sgd.sql: D %d users, K = %d, pilot %d, edges at %s, alpha %g"
+          % (NG_N, NG_K, NG_PILOT, NG_LEVELS, NG_ALPHA))
+    per_loss = NG_PILOT + 2 * NG_K   # releases of one method (or of the power check) and loss
+    empty = {}
+    for eps in (NG_EPS, NG_POWER_EPS):
+        sf, empty[eps], mu, T = ng_law(eps)
+        print("   winsorized at eps %g: threshold %.2f users, P(D's release has no weights) %.3g; the extreme"
+              " user moves w by mu = %.6f noise sd" % (eps, T, empty[eps], mu))
+        edges = [-math.inf] + [ng_quantile(sf, q) for q in NG_LEVELS] + [math.inf]
+        pd = [sf(lo, 0) - (sf(hi, 0) if hi < math.inf else 0) for lo, hi in zip(edges, edges[1:])]
+        pd1 = [sf(lo, 1) - (sf(hi, 1) if hi < math.inf else 0) for lo, hi in zip(edges, edges[1:])]
+        print("      at the true quantiles: p_D %s" % ["%.4f" % x for x in pd])
+        print("                             p_D' %s" % ["%.4f" % x for x in pd1])
+        print("                             loss %s" % ["%+.3f" % math.log(y / x) for x, y in zip(pd, pd1)])
+    lnia = math.log(1 / NG_ALPHA)
+    print("   the largest loss lower bound %d releases of each table can show: %.3f"
+          % (NG_K, math.log(kl_lower(NG_K, NG_K, lnia) / kl_upper(0, NG_K, lnia))))
+    fail, edge = ng_power_failure(NG_POWER_EPS)
+    print("   power: releases at eps %g judged at eps %g show no loss above it with probability <= %.3g"
+          " (the pilot's edge off the grid: %.3g), for each loss" % (NG_POWER_EPS, NG_EPS, fail, edge))
+    method = 2 * (NG_BUCKETS * 4 * NG_ALPHA + per_loss * empty[NG_EPS])
+    fixed = 2 * (fail + per_loss * empty[NG_POWER_EPS])
+    print("   each method, 2 losses x (%d buckets x 4 bounds x %g + %d releases x P(no weights)) = %.3g;"
+          " the power check %.3g" % (NG_BUCKETS, NG_ALPHA, per_loss, method, fixed))
+    print("   P(false failure) <= M x %.3g + %.3g: %.3g for M = 4 methods, <= 1e-6 up to M = %d"
+          % (method, fixed, 4 * method + fixed, math.floor((1e-6 - fixed) / method)))
+
+
 if __name__ == "__main__":
     self_check()
     noise()
@@ -851,3 +964,4 @@ if __name__ == "__main__":
     vector_mean()
     quantile()
     small_n()
+    neighbours_sgd()
