@@ -55,20 +55,29 @@ SET uldp.test_seed = 45;
 SELECT outlier_round(user_dp_sgd(x, c, user_id, 8.0, 1e-6,
 	'{"method": "outlier_removal", "loss": "logistic", "phases": 2, "step_size": 0.5, "l2": 0, "feature_radius": 1.5}'))
 FROM outlier_rows;
--- with a huge epsilon the test's margin is small and the plan keeps the phases asked for
+-- users with 40 rows each: groups of about two users, and at epsilon 32 enough of them for
+-- the three phases asked for by default; asked for five, the plan keeps three, the most that
+-- leave every phase enough groups for its test
+CREATE TABLE outlier_many AS
+	SELECT u AS user_id, x, 2 * x[1] - x[2] + 0.5 + ((u * 7 + j * 3) % 5 - 2) * 0.05 AS y
+	FROM generate_series(1, 600) u, generate_series(0, 39) j,
+		 LATERAL (SELECT ARRAY[((u * 13 + j * 29) % 41) / 20.0 - 1,
+							   ((u * 17 + j * 11) % 37) / 18.0 - 1]::float8[] AS x) xx;
+ALTER TABLE outlier_many ADD CHECK (cardinality(x) = 2);
 SET uldp.test_seed = 50;
-SELECT m -> 'phases' AS phases, m -> 'steps' AS steps, outlier_round(m) -> 'weights' AS weights
-FROM (SELECT user_dp_sgd(x, y, user_id, 1000.0, 1e-6, '{"method": "outlier_removal"}') AS m FROM outlier_rows) s;
-SELECT m -> 'phases' AS phases, outlier_round(m) -> 'weights' AS weights
-FROM (SELECT user_dp_sgd(x, y, user_id, 1000.0, 1e-6, '{"method": "outlier_removal", "phases": 5}') AS m
-	  FROM outlier_rows) s;
+SELECT m -> 'phases' AS phases, m -> 'steps' AS steps, m -> 'test_failed' AS failed,
+	   outlier_round(m) -> 'weights' AS weights
+FROM (SELECT user_dp_sgd(x, y, user_id, 32.0, 1e-6, '{"method": "outlier_removal"}') AS m FROM outlier_many) s;
+SELECT m -> 'phases' AS phases, m -> 'test_failed' AS failed, outlier_round(m) -> 'weights' AS weights
+FROM (SELECT user_dp_sgd(x, y, user_id, 32.0, 1e-6, '{"method": "outlier_removal", "phases": 5}') AS m
+	  FROM outlier_many) s;
 -- the same seed gives the same model
 SET uldp.test_seed = 46;
 SELECT outlier_round(user_dp_sgd(x, y, user_id, 32.0, 1e-6, '{"method": "outlier_removal"}')) -> 'weights' AS first
-FROM outlier_rows;
+FROM outlier_many;
 SET uldp.test_seed = 46;
 SELECT outlier_round(user_dp_sgd(x, y, user_id, 32.0, 1e-6, '{"method": "outlier_removal"}')) -> 'weights' AS again
-FROM outlier_rows;
+FROM outlier_many;
 
 -- few users: at epsilon 1 the groups' points cannot show that they concentrate, the test
 -- fails and the model is the initial point, all zeros, with test_failed (200 users); below the
@@ -107,10 +116,11 @@ SELECT avg(((uldp.predict(m.model, x) > 0.5)::int::float8 = c)::int) > 0.9 AS lo
 FROM outlier_rows, outlier_models m;
 
 -- budgets its mechanisms cannot honour are refused before the charge
-SELECT user_dp_sgd(x, y, user_id, 1e-4, 1e-12, '{"method": "outlier_removal"}') FROM outlier_rows;
+SELECT user_dp_sgd(x, y, user_id, 1e-5, 1e-12, '{"method": "outlier_removal"}') FROM outlier_rows;
 SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"method": "outlier_removal", "phases": 0}') FROM outlier_rows;
 
 DROP TABLE outlier_models;
+DROP TABLE outlier_many;
 DROP TABLE outlier_rows;
 DROP FUNCTION outlier_round(jsonb, int);
 RESET uldp.test_seed;

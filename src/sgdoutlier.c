@@ -12,16 +12,17 @@
  *	   users' rows from x, with step eta / 2^k (each row's gradient clipped
  *	   to gradient_clip, the l2 penalty, the ball of radius R); its point is
  *	   the average of its iterates over the second half of its rows;
- *	2. a radius r: RADIUS_PER_MEDIAN times a rung of a ladder of radii from
- *	   2R down, chosen by the exponential mechanism to split the pairs of
- *	   points into those within it and those beyond as evenly as it can
- *	   (the median distance between two groups' points);
- *	3. the inlier weight W of the points at r (inliers.c: a point weighs
+ *	2. a radius r: RADIUS_PER_MEDIAN times a rung of a ladder of radii,
+ *	   chosen by the exponential mechanism to split the pairs of points into
+ *	   those within it and those beyond as evenly as it can (the median
+ *	   distance between two groups' points); the ladder and r end at the
+ *	   smaller of 2R and the paper's tau (see TAU_BOUND);
+ *	3. the inlier weight W of the points at r (concentration.c: a point weighs
  *	   between 0 and 1, 1 when all others lie within r), with discrete
  *	   Gaussian noise, and its lower bound W- = noisy W - m (m a tail bound
  *	   of the noise); below a public floor the test fails: the fit stops and
  *	   releases 0, its initial point, as the paper does (also when the
- *	   noise of step 4 would be too large for a model);
+ *	   noise of step 4 would spread the model over the ball);
  *	4. the inlier mean at r, which moves by at most 8 r / W- when one
  *	   group's point does, with Gaussian noise for that sensitivity (output
  *	   perturbation, gaussvec.c), projected onto the ball: the next phase's
@@ -48,7 +49,7 @@
  * the weight WEIGHT_SHARE rho' (sensitivity 3), the mean the rest.  The
  * mean's noise is calibrated for the pair of neighbours unless W- exceeds
  * both of their weights, which happens with probability at most
- * problem->test_delta, TESTS_DELTA_SHARE of delta (sgdmethod.h).
+ * problem->test_delta, from TESTS_DELTA_SHARE of delta (sgdmethod.h).
  *
  *-------------------------------------------------------------------------
  */
@@ -56,9 +57,9 @@
 
 #include <math.h>
 
+#include "concentration.h"
 #include "gaussvec.h"
 #include "grid.h"
-#include "inliers.h"
 #include "noise.h"
 #include "random.h"
 #include "sgdmethod.h"
@@ -74,6 +75,8 @@
 #define ROWS_SHARE 0.0625
 #define ROWS_CEILING 0x1p40
 #define ROWS_FAILURE 1e-3
+/* at most this many phases by default (the plan may take fewer) */
+#define DEFAULT_PHASES 3
 /* the share of delta for the tests, and the shares of rho in a phase */
 #define TESTS_DELTA_SHARE 0.1
 #define RADIUS_SHARE 0.1
@@ -105,7 +108,7 @@
 /*
  * A phase plans for the noisy inlier weight's margin to be at most
  * 1 / MARGIN_GROUPS of the groups with users it expects, and its test
- * fails below 1 / FAILED_WEIGHT of them (and below 4 > 3, inliers.c).
+ * fails below 1 / FAILED_WEIGHT of them (and below 4 > 3, concentration.c).
  */
 #define MARGIN_GROUPS 4
 #define FAILED_WEIGHT 2
@@ -148,7 +151,7 @@ typedef struct RungWalk
 static double
 weight_variance(double rho)
 {
-	return (double) ULDP_INLIERS_WEIGHT_SENSITIVITY * ULDP_INLIERS_WEIGHT_SENSITIVITY /
+	return (double) ULDP_GROUP_INLIER_WEIGHT_SENSITIVITY * ULDP_GROUP_INLIER_WEIGHT_SENSITIVITY /
 		(2 * WEIGHT_SHARE * rho);
 }
 
@@ -162,7 +165,7 @@ static double
 weight_margin(double variance, double test_delta)
 {
 	return sqrt(uldp_discrete_gaussian_variance(variance) * 2 * log(1 / test_delta)) *
-		(1 + 0x1p-40) / ULDP_INLIERS_WEIGHT_UNIT;
+		(1 + 0x1p-40) / ULDP_GROUP_INLIER_WEIGHT_UNIT;
 }
 
 static int64
@@ -275,7 +278,7 @@ choose_radius(const double *points, int64 npoints, int width, int64 groups,
 	UldpSegmentSource source = {rung_start, rung_next, &walk, RUNGS};
 	uint64		rung;
 
-	uldp_inlier_pairs_within(points, npoints, width, top, RUNGS_PER_BINADE, RUNGS, pairs);
+	uldp_pairs_within_ladder(points, npoints, width, top, RUNGS_PER_BINADE, RUNGS, pairs);
 	rung = uldp_exponential_select(&source, sqrt(2 * RADIUS_SHARE * rho));
 	return Min(RADIUS_PER_MEDIAN * top * exp2(-(double) rung / RUNGS_PER_BINADE), top);
 }
@@ -346,8 +349,7 @@ outlier_check_budget(const SgdOptions *options, int width, double epsilon,
 	double		rho = (1 - ROWS_SHARE) * rho_steps;
 
 	uldp_rho_validate("user_dp_sgd", epsilon, delta, rho_count, MEAN_SHARE * rho, hint);
-	/* whatever the dimension */
-	if (!uldp_gaussian_perturb_supports(ULDP_MAX_DIMENSION + 1, MEAN_SHARE * rho) ||
+	if (!uldp_gaussian_perturb_supports(width, MEAN_SHARE * rho) ||
 		!uldp_discrete_gaussian_supports(weight_variance(rho)) ||
 		sqrt(2 * RADIUS_SHARE * rho) < 0x1p-29)
 		ereport(ERROR,
@@ -420,10 +422,10 @@ outlier_fit(const SgdProblem *problem, const UldpUserCount *count, double rho,
 						  Min(2 * radius, TAU_BOUND * ldexp(step, -phase) *
 							  problem->options.gradient_clip * sqrt(plan.group_rows)),
 						  plan.rho);
-		uldp_inlier_neighbours(points, npoints, width, r, counts);
-		weight_low = (double) (uldp_inliers_mean(points, npoints, width, counts, theta) +
+		weight_low = (double) (uldp_group_inlier_mean(points, npoints, width, r, radius,
+													  counts, theta) +
 							   uldp_discrete_gaussian(plan.weight_variance)) /
-			ULDP_INLIERS_WEIGHT_UNIT - plan.margin;
+			ULDP_GROUP_INLIER_WEIGHT_UNIT - plan.margin;
 		if (weight_low < plan.least_weight)
 		{
 			report->test_failed = true;
@@ -434,7 +436,7 @@ outlier_fit(const SgdProblem *problem, const UldpUserCount *count, double rho,
 		 * 4. the inlier mean, perturbed; a model whose noise alone would
 		 * spread it over the ball is not worth releasing either
 		 */
-		sensitivity = uldp_inliers_mean_sensitivity(r, weight_low);
+		sensitivity = uldp_group_inlier_mean_sensitivity(r, radius, width, weight_low);
 		if (uldp_gaussian_perturb_sd(width, sensitivity, radius, MEAN_SHARE * plan.rho) *
 			sqrt(width) > NOISE_FAILURE * radius)
 		{
@@ -456,8 +458,8 @@ outlier_fit(const SgdProblem *problem, const UldpUserCount *count, double rho,
 
 const SgdMethod uldp_sgd_outlier_removal = {
 	"outlier_removal",
-	0,
-	3,
+	0,							/* iterations: not used */
+	DEFAULT_PHASES,
 	outlier_check_budget,
 	outlier_bytes_per_row,
 	outlier_fit,
