@@ -37,7 +37,10 @@ SELECT outlier_round(user_dp_sgd(x, c, user_id, 8.0, 1e-6,
 SET uldp.test_seed = 42;
 SELECT outlier_round(user_dp_sgd(x, c = 1, user_id, 8.0, 1e-6,
 	'{"method": "outlier_removal", "loss": "logistic"}')) -> 'weights' AS boolean_label FROM outlier_rows;
--- linear regression: close to y = 2 x1 - x2 + 0.5 at epsilon 32, further at 8
+-- linear regression: on this small table (1500 users of 2.5 rows) the groups' points pass the
+-- concentration test only about half of the time, even at epsilon 32 (19 and 16 failures in 40
+-- releases before and after the rows were shuffled); with these seeds both fail: the initial
+-- point, all zeros, and test_failed
 SET uldp.test_seed = 43;
 SELECT outlier_round(user_dp_sgd(x, y, user_id, 32.0, 1e-6, '{"method": "outlier_removal"}'))
 FROM outlier_rows;

@@ -122,7 +122,7 @@
 /* one user in the draw: its phase and group, a random rank, and itself */
 typedef struct Member
 {
-	uint64		key;			/* (phase C + group) 2^32 + rank */
+	uint64		key;			/* (phase C + group) 2^32 */
 	int64		user;
 } Member;
 
@@ -183,9 +183,9 @@ groups_with_users(double groups, double users)
 
 /*
  * The typical number of rows per user, with rho: the private median of the
- * users' row counts, when the noisy count shows enough users for it to
- * land in their central half but with probability ROWS_FAILURE; else 0,
- * unknown, and it costs nothing.
+ * users' row counts (at least 1), when the noisy count shows enough users
+ * for it to land in their central half but with probability ROWS_FAILURE;
+ * else 0, unknown, and it costs nothing: a decision from the count alone.
  */
 static double
 typical_rows(const SgdProblem *problem, const UldpUserCount *count, double rho)
@@ -200,7 +200,9 @@ typical_rows(const SgdProblem *problem, const UldpUserCount *count, double rho)
 		rows[i] = (double) problem->users[i].count;
 	median = uldp_private_scale(rows, problem->nusers, 1, ROWS_CEILING, rho);
 	pfree(rows);
-	return median;
+	/* paid for: at least one row, so that the plan counts the share spent
+	 * (the grid's key 0 can be drawn) */
+	return Max(median, 1);
 }
 
 /* The plan of a fit (see the top of the file). */
@@ -285,10 +287,31 @@ choose_radius(const double *points, int64 npoints, int width, int64 groups,
 
 /*
  * out <- one pass of projected SGD over the rows of the "nmembers" users,
- * in order, from start: the average of the iterates over the second half
+ * in their (random) order, each user's rows shuffled, from start: the average of the iterates over the second half
  * of the rows (the paper averages all of them, which left the model far
  * behind when a group has few rows).
  */
+/*
+ * Shuffles a user's rows in place (Fisher-Yates from the secure source), so
+ * that one-pass SGD sees them in a uniformly random order, not in the order
+ * they arrived; "spare" holds one row.
+ */
+static void
+shuffle_rows(const UldpUserRows *user, int width, double *spare)
+{
+	double	   *rows = (double *) user->rows;
+	Size		size = width * sizeof(double);
+
+	for (int64 r = user->count - 1; r > 0; r--)
+	{
+		int64		k = (int64) uldp_uniform_u64((uint64) r + 1);
+
+		memcpy(spare, &rows[r * width], size);
+		memcpy(&rows[r * width], &rows[k * width], size);
+		memcpy(&rows[k * width], spare, size);
+	}
+}
+
 static void
 group_iterate(const SgdProblem *problem, const Member *members, int64 nmembers,
 			  const double *start, double step, double *out)
@@ -296,6 +319,7 @@ group_iterate(const SgdProblem *problem, const Member *members, int64 nmembers,
 	int			width = problem->dim + 1;
 	const SgdOptions *options = &problem->options;
 	double	   *theta = palloc(width * sizeof(double));
+	double	   *spare = palloc(width * sizeof(double));
 	long double *sum = palloc0(width * sizeof(long double));
 	int64		rows = 0;
 	int64		done = 0;
@@ -307,6 +331,7 @@ group_iterate(const SgdProblem *problem, const Member *members, int64 nmembers,
 	{
 		const UldpUserRows *user = &problem->users[members[i].user];
 
+		shuffle_rows(user, width, spare);
 		for (int64 r = 0; r < user->count; r++)
 		{
 			const double *row = &user->rows[r * width];
@@ -331,6 +356,7 @@ group_iterate(const SgdProblem *problem, const Member *members, int64 nmembers,
 	for (int j = 0; j < width; j++)
 		out[j] = (double) (sum[j] / (rows - rows / 2));
 	pfree(theta);
+	pfree(spare);
 	pfree(sum);
 }
 
@@ -387,10 +413,23 @@ outlier_fit(const SgdProblem *problem, const UldpUserCount *count, double rho,
 
 	for (int64 i = 0; i < nusers; i++)
 	{
-		uint64		cell = uldp_uniform_u64((uint64) plan.phases * plan.groups);
-
-		members[i].key = (cell << 32) | (uldp_random_u64() >> 32);
+		members[i].key = uldp_uniform_u64((uint64) plan.phases * plan.groups) << 32;
 		members[i].user = i;
+	}
+	/*
+	 * Users in a uniformly random order within each group: shuffled, then
+	 * sorted by group with a stable sort.  So a group's point depends on its
+	 * users' rows and the secure source only, not on the order in which
+	 * rows arrived, which other users' presence can change (parallel or
+	 * synchronized scans).
+	 */
+	for (int64 i = nusers - 1; i > 0; i--)
+	{
+		int64		j = (int64) uldp_uniform_u64((uint64) i + 1);
+		Member		swap = members[i];
+
+		members[i] = members[j];
+		members[j] = swap;
 	}
 	uldp_sort_records(members, buffer, nusers, sizeof(Member));
 
