@@ -5,7 +5,7 @@ OBJS = src/uldp.o src/random.o src/noise.o src/params.o src/userstate.o \
 	src/protect.o src/gate.o src/safe_expr.o src/safe_arith.o src/safe_time.o \
 	src/safe_text.o \
 	src/accountant.o src/rotation.o src/highdim.o src/vecstate.o \
-	src/vecrelease.o src/sgd.o src/abovethreshold.o src/gaussvec.o src/sgdproblem.o src/sgdwinsorized.o src/sgdphased.o src/sgdphases.o src/sgdaccelerated.o src/sgdrobust.o src/sgdoutlier.o src/concentration.o src/statement.o src/dimension.o \
+	src/vecrelease.o src/sgd.o src/abovethreshold.o src/gaussvec.o src/sgdproblem.o src/sgdwinsorized.o src/sgdphased.o src/sgdphases.o src/sgdaccelerated.o src/sgdrobust.o src/concentration.o src/sgdoutlier.o src/statement.o src/dimension.o \
 	src/budgetadmin.o src/dropguard.o src/grid.o \
 	src/clipping.o src/count.o src/quantstate.o src/quantile.o
 DATA = sql/uldp--0.1.sql sql/uldp--0.1--0.2.sql sql/uldp--0.2--0.3.sql \

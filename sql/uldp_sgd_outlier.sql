@@ -56,7 +56,8 @@ SELECT outlier_round(user_dp_sgd(x, c, user_id, 8.0, 1e-6,
 	'{"method": "outlier_removal", "loss": "logistic", "phases": 2, "step_size": 0.5, "l2": 0, "feature_radius": 1.5}'))
 FROM outlier_rows;
 -- users with 40 rows each: groups of about two users, and at epsilon 32 enough of them for
--- the three phases asked for by default, or for five
+-- the three phases asked for by default; asked for five, the plan keeps three, the most that
+-- leave every phase enough groups for its test
 CREATE TABLE outlier_many AS
 	SELECT u AS user_id, x, 2 * x[1] - x[2] + 0.5 + ((u * 7 + j * 3) % 5 - 2) * 0.05 AS y
 	FROM generate_series(1, 600) u, generate_series(0, 39) j,

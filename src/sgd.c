@@ -4,9 +4,9 @@
  *	  user_dp_sgd: linear and logistic regression with user-level DP, by
  *	  winsorized first-order optimization (Levy et al. 2021, Algorithm 3),
  *	  Phased ERM (Algorithm 4), one pass of robust SGD (after Ghazi et al.
- *	  2025), phased SGD with outlier iterate removal (Lowy et al. 2024,
- *	  Algorithm 1) or accelerated phased ERM (Lowy et al. 2024, Algorithm 3);
- *	  and uldp.predict.
+ *	  2025), accelerated phased ERM (Lowy et al. 2024, Algorithm 3) or
+ *	  phased SGD with outlier iterate removal (their Algorithm 1); and
+ *	  uldp.predict.
  *
  * The model is theta = (weights, intercept) in R^(d+1), fit to rows
  * (x, y): features x clipped to the l2 ball of feature_radius X, then
@@ -15,7 +15,7 @@
  * the average over users of each user's average loss (sgdproblem.c), plus
  * l2 |theta|^2 / 2, over the ball |theta| <= radius R.  Each method has its
  * own file behind sgdmethod.h: sgdwinsorized.c, sgdphased.c, sgdrobust.c,
- * sgdoutlier.c, sgdaccelerated.c.
+ * sgdaccelerated.c, sgdoutlier.c.
  *
  * The default step is 1 / H, H a bound on the curvature of the average
  * loss: the largest eigenvalue of E[x x^T] (times 1/4 for logistic) is at
@@ -102,8 +102,8 @@ static const SgdMethod *const methods[] = {
 	&uldp_sgd_winsorized,
 	&uldp_sgd_phased_erm,
 	&uldp_sgd_robust,
-	&uldp_sgd_outlier_removal,
-	&uldp_sgd_accelerated
+	&uldp_sgd_accelerated,
+	&uldp_sgd_outlier_removal
 };
 
 PG_FUNCTION_INFO_V1(uldp_sgd_finalfn);
@@ -302,11 +302,15 @@ release_rho(const SgdOptions *options, double epsilon, double delta)
 	return uldp_release_rho(epsilon, delta * (1 - tests_delta_share(options)));
 }
 
-/* What the method's tests may spend of delta (sgdmethod.h). */
+/*
+ * What the method's tests may fail with, for a pair of neighbours: the
+ * share of delta they keep, over e^epsilon (doc/privacy.md); 0 when
+ * e^epsilon overflows.
+ */
 static double
-tests_delta(const SgdOptions *options, double delta)
+tests_delta(const SgdOptions *options, double epsilon, double delta)
 {
-	return delta * ULDP_SPEND_MARGIN * tests_delta_share(options);
+	return delta * ULDP_SPEND_MARGIN * tests_delta_share(options) / exp(epsilon);
 }
 
 /*
@@ -554,8 +558,7 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 	nvalues = uldp_aggref_constants(fcinfo, 3, values, nulls, 3);
 	problem.options = call_options(nvalues, values, nulls, &epsilon, &delta);
 	rho = release_rho(&problem.options, epsilon, delta);
-	problem.test_delta = tests_delta(&problem.options, delta);
-	problem.epsilon = epsilon;
+	problem.test_delta = tests_delta(&problem.options, epsilon, delta);
 
 	problem.dim = uldp_release_plan(fcinfo)->dimension;
 	if (state != NULL)

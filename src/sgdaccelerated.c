@@ -49,8 +49,8 @@
  * removal's sensitivity bound needs W >= W_min, which the test shows only
  * with high probability: for a pair of neighbours the fit equals a
  * rho-zCDP one except when, at one of the added user's steps, the test
- * passes although W < W_min, which has probability at most
- * test_delta / e^epsilon (sgdmethod.h).
+ * passes although W < W_min, which has probability at most test_delta
+ * (sgdmethod.h).
  *
  *-------------------------------------------------------------------------
  */
@@ -150,13 +150,10 @@ removal_plan(const SgdProblem *problem, int steps, int batches, double users,
 	double		margin;
 	double		least_batch;
 	double		least_weight;
-	double		test_failure;
 
 	plan.test_epsilon = sqrt(2 * plan.rho_step * TEST_SHARE);
 	plan.rho_mean = plan.rho_step * (1 - TEST_SHARE);
-	/* a test that lies on D + u only: delta' / e^epsilon (doc/privacy.md) */
-	test_failure = problem->test_delta / exp(problem->epsilon);
-	if (!(test_failure > 0) ||
+	if (!(problem->test_delta > 0) ||
 		!(plan.test_epsilon >= ULDP_MIN_EPSILON / 20 && plan.test_epsilon <= ULDP_MAX_EPSILON) ||
 		!uldp_gaussian_perturb_supports(problem->dim + 1, plan.rho_mean))
 		return plan;
@@ -170,9 +167,9 @@ removal_plan(const SgdProblem *problem, int steps, int batches, double users,
 								   uldp_discrete_laplace_tail(ULDP_INLIER_WEIGHT_SENSITIVITY,
 															  plan.test_epsilon,
 															  REMOVAL_FAILURE / plan.steps));
-	/* P(noise > margin) <= test_failure / P at each of a user's steps */
+	/* P(noise > margin) <= test_delta / P at each of a user's steps */
 	margin = uldp_discrete_laplace_tail(ULDP_INLIER_WEIGHT_SENSITIVITY, plan.test_epsilon,
-										test_failure / plan.passes);
+										problem->test_delta / plan.passes);
 	least_weight = plan.threshold - margin;
 	if (!(least_weight > ULDP_INLIER_WEIGHT_SENSITIVITY))
 		return plan;

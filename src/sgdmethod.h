@@ -8,20 +8,16 @@
  * fit.  A method reads each user's rows only through
  * uldp_sgd_user_gradient (a user's average gradient) or
  * uldp_sgd_row_residual (a row's), must be rho-zCDP under adding or
- * removing one user for every input (doc/privacy.md), and reports public facts only:
- * what it planned from public parameters and released values.
+ * removing one user for every input (doc/privacy.md), and reports public
+ * facts only: what it planned from public parameters and released values.
  *
  * A method whose noise is calibrated by a test that holds only with high
- * probability (outlier removal) keeps a share delta' of delta for it
- * (tests_delta_share, problem->test_delta = delta'): sgd.c converts the
- * rest into rho, and the method must make its release (epsilon, delta)-DP
- * in all, e.g. by agreeing, for every pair of neighbours, with a rho-zCDP
- * mechanism outside a set of transcripts (fixed for the pair) of
- * probability at most delta' on each input (delta_rho + delta' in all), or
- * by equalling a rho-zCDP mechanism on D and differing from it on D + u (or
- * vice versa) with probability at most delta' / e^epsilon.  Mere closeness
- * in total variation is not enough: it costs (1 + e^epsilon) delta'.
- * doc/privacy.md derives each method's.
+ * probability (outlier removal) keeps a share of delta for it
+ * (tests_delta_share): sgd.c converts the rest into rho, and the method
+ * must then be, for every pair of neighbours D, D + u, equal to a
+ * rho-zCDP mechanism on D and differ from it on D + u (and vice versa)
+ * with probability at most problem->test_delta = delta' / e^epsilon,
+ * delta' the share kept: (epsilon, delta)-DP in all (doc/privacy.md).
  *
  *-------------------------------------------------------------------------
  */

@@ -60,9 +60,8 @@ typedef struct SgdProblem
 	int			dim;			/* features; the model has dim + 1 weights */
 	SgdOptions	options;
 	double		smoothness;		/* bound on the curvature of the average loss */
-	double		epsilon;		/* the release's */
-	double		test_delta;		/* what the method's tests may spend of
-								 * delta (sgdmethod.h) */
+	double		test_delta;		/* what the method's tests may fail with, for
+								 * a pair of neighbours (sgdmethod.h) */
 } SgdProblem;
 
 extern double uldp_sgd_sigmoid(double z);
