@@ -78,6 +78,7 @@ INSERT INTO candidate (kind, expr) VALUES
 	('jsonb', '''{"loss": "logistic", "method": "phased_erm", "phases": 2, "iterations": 2}'''),
 	('jsonb', '''{"loss": "logistic", "method": "robust", "phases": 3, "iterations": 2}'''),
 	('jsonb', '''{"method": "accelerated", "tau": 1e-50, "passes": 2, "iterations": 3, "step_size": 1e50}'''),
+	('jsonb', '''{"method": "outlier_removal", "phases": 20, "step_size": 1e50, "gradient_clip": 1e-50, "radius": 1e50}'''),
 	('jsonb', '''{"iterations": 1e400}'''), ('jsonb', '''{"iterations": -1, "loss": 1}'''),
 	('jsonb', '''{"step_size": 1e-320, "radius": 1e308, "l2": 0, "tau": 1e-300, "gradient_clip": 1e300, "iterations": 3}'''),
 	('text', 'NULL'), ('text', ''''''), ('text', 'repeat(''x'', 1000000)'),

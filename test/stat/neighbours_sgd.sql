@@ -65,14 +65,17 @@
 \set prefix uldp_stat_nbg_
 \ir ../lib/prelude.sql
 
--- the methods audited, one line each: the method and the options it adds (see Releases above)
+-- the methods audited, one line each: the method and the options it adds (see Releases above).
+-- outlier_removal is not audited here: at eps = 1 the margin of its test's noisy weight (about
+-- 214 groups' worth) exceeds the 200 groups D's users can form, so its test fails on D whatever
+-- the options (8399 of 8400 releases of D measured), and the audit would only see "test failed";
+-- its privacy rests on the proof in doc/privacy.md.
 CREATE TEMP TABLE methods (method text PRIMARY KEY, options jsonb NOT NULL);
 INSERT INTO methods VALUES
     ('winsorized', '{}'),
     ('phased_erm', '{}'),
     ('accelerated', '{}'),
-    ('robust', '{}'),
-    ('outlier_removal', '{}');
+    ('robust', '{}');
 
 \set k 4000
 \set pilot 400
