@@ -3,28 +3,11 @@ SET uldp.test_seed = 42;
 SET extra_float_digits = 0;
 SELECT uldp.set_budget(current_user::regrole, 1e6, 0.5);
 
--- a model with its numbers rounded (weights to "digits" decimals, the rest to 6 significant)
-CREATE FUNCTION model_round(m jsonb, digits int DEFAULT 4) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
-	SELECT jsonb_object_agg(key, CASE
-		WHEN key = 'weights' THEN coalesce((SELECT jsonb_agg(round(w::numeric, digits) ORDER BY i)
-											FROM jsonb_array_elements_text(value) WITH ORDINALITY t(w, i)), '[]')
-		WHEN jsonb_typeof(value) = 'number' THEN to_jsonb(round((value::text)::numeric, 6))
-		ELSE value END)
-	FROM jsonb_each(m) $$;
-
--- 300 users, 1 + u % 4 rows each: x in [-1, 1]^2, y = 2 x1 - x2 + 0.5 (+ a small wobble),
--- and a logistic label c = 1 if x1 > x2
-CREATE TABLE sgd_rows AS
-	SELECT u AS user_id, j AS row_no, x,
-		   2 * x[1] - x[2] + 0.5 + ((u * 7 + j * 3) % 5 - 2) * 0.05 AS y,
-		   (x[1] > x[2])::int::float8 AS c
-	FROM generate_series(1, 300) u, generate_series(0, 3) j,
-		 LATERAL (SELECT ARRAY[((u * 13 + j * 29) % 41) / 20.0 - 1,
-							   ((u * 17 + j * 11) % 37) / 18.0 - 1]::float8[] AS x) xx
-	WHERE j <= u % 4;
--- the dimension is public: the table declares it
-ALTER TABLE sgd_rows ADD CHECK (cardinality(x) = 2);
-SELECT count(*) AS rows, count(DISTINCT user_id) AS users FROM sgd_rows;
+\set users 300
+\set rows_table sgd_rows
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set fixture :abs_srcdir '/sql/include/sgd_rows.sql'
+\i :fixture
 
 -- linear regression, default options: winsorized gradient descent, and private scales where the
 -- noisy count shows enough users for them (epsilon 8); at epsilon 1, 300 users are too few, and

@@ -4,52 +4,36 @@ SET uldp.test_seed = 61;
 SET extra_float_digits = 0;
 SELECT uldp.set_budget(current_user::regrole, 1e6, 0.5);
 
--- a model with its numbers rounded (weights to "digits" decimals, the rest to 6 significant)
-CREATE FUNCTION acc_round(m jsonb, digits int DEFAULT 4) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
-	SELECT jsonb_object_agg(key, CASE
-		WHEN key = 'weights' THEN coalesce((SELECT jsonb_agg(round(w::numeric, digits) ORDER BY i)
-											FROM jsonb_array_elements_text(value) WITH ORDINALITY t(w, i)), '[]')
-		WHEN jsonb_typeof(value) = 'number' THEN to_jsonb(round((value::text)::numeric, 6))
-		ELSE value END)
-	FROM jsonb_each(m) $$;
-
--- 600 users, 1 + u % 4 rows each: x in [-1, 1]^2, y = 2 x1 - x2 + 0.5 (+ a small wobble),
--- and a logistic label c = 1 if x1 > x2
-CREATE TABLE acc_rows AS
-	SELECT u AS user_id, j AS row_no, x,
-		   2 * x[1] - x[2] + 0.5 + ((u * 7 + j * 3) % 5 - 2) * 0.05 AS y,
-		   (x[1] > x[2])::int::float8 AS c
-	FROM generate_series(1, 600) u, generate_series(0, 3) j,
-		 LATERAL (SELECT ARRAY[((u * 13 + j * 29) % 41) / 20.0 - 1,
-							   ((u * 17 + j * 11) % 37) / 18.0 - 1]::float8[] AS x) xx
-	WHERE j <= u % 4;
-ALTER TABLE acc_rows ADD CHECK (cardinality(x) = 2);
-SELECT count(*) AS rows, count(DISTINCT user_id) AS users FROM acc_rows;
+\set users 600
+\set rows_table acc_rows
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set fixture :abs_srcdir '/sql/include/sgd_rows.sql'
+\i :fixture
 
 -- linear regression with the defaults of "accelerated": AC-SA in at most 2 phases (here 1: a
 -- phase needs 10000 users) of at most 20 steps (fewer when lambda_k is large), every step
 -- reading its phase's users; private scales
 -- (600 users are enough for them at epsilon 1), and at 150 users the typical norm and label 1
 -- (feature_radius 2.5, label_bound 3, radius 30): finite weights in the ball
-SELECT acc_round(user_dp_sgd(x, y, user_id, 8.0, 1e-6, '{"method": "accelerated"}')) FROM acc_rows;
-SELECT acc_round(user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"method": "accelerated"}')) FROM acc_rows;
-SELECT acc_round(m, 2) -> 'weights' AS weights_150, m -> 'feature_radius' AS feature_radius,
+SELECT model_round(user_dp_sgd(x, y, user_id, 8.0, 1e-6, '{"method": "accelerated"}')) FROM acc_rows;
+SELECT model_round(user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"method": "accelerated"}')) FROM acc_rows;
+SELECT model_round(m, 2) -> 'weights' AS weights_150, m -> 'feature_radius' AS feature_radius,
 	   sqrt((SELECT sum(w::float8 ^ 2) FROM jsonb_array_elements_text(m -> 'weights') w)) <= (m ->> 'radius')::float8
 		   AS inside_ball
 FROM (SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"method": "accelerated"}') AS m
 	  FROM acc_rows WHERE user_id <= 150) s;
 -- logistic regression
 SET uldp.test_seed = 62;
-SELECT acc_round(user_dp_sgd(x, c, user_id, 4.0, 1e-6, '{"loss": "logistic", "method": "accelerated"}'))
+SELECT model_round(user_dp_sgd(x, c, user_id, 4.0, 1e-6, '{"loss": "logistic", "method": "accelerated"}'))
 FROM acc_rows;
 -- the same seed, the same model
 SET uldp.test_seed = 62;
-SELECT acc_round(user_dp_sgd(x, c, user_id, 4.0, 1e-6, '{"loss": "logistic", "method": "accelerated"}'))
+SELECT model_round(user_dp_sgd(x, c, user_id, 4.0, 1e-6, '{"loss": "logistic", "method": "accelerated"}'))
 	-> 'weights' AS same_seed_same_weights
 FROM acc_rows;
 -- a boolean label is the label 1 or 0, draw for draw
 SET uldp.test_seed = 62;
-SELECT acc_round(user_dp_sgd(x, c = 1, user_id, 4.0, 1e-6, '{"loss": "logistic", "method": "accelerated"}'))
+SELECT model_round(user_dp_sgd(x, c = 1, user_id, 4.0, 1e-6, '{"loss": "logistic", "method": "accelerated"}'))
 	-> 'weights' AS boolean_label
 FROM acc_rows;
 
@@ -64,7 +48,7 @@ CREATE TABLE acc_models AS
 	SELECT 'logistic', user_dp_sgd(x, c, user_id, 4.0, 1e-6,
 		'{"loss": "logistic", "method": "accelerated", "feature_radius": 1.5, "radius": 20}')
 	FROM acc_rows;
-SELECT name, acc_round(model) FROM acc_models ORDER BY name;
+SELECT name, model_round(model) FROM acc_models ORDER BY name;
 SELECT round(avg(abs(uldp.predict(m.model, x) - y))::numeric, 2) < 0.5 AS linear_fits
 FROM acc_rows, acc_models m WHERE m.name = 'linear';
 SELECT avg(((uldp.predict(m.model, x) > 0.5)::int::float8 = c)::int) > 0.9 AS logistic_fits
@@ -82,7 +66,7 @@ FROM (SELECT user_dp_sgd(x, y, user_id, 8.0, 1e-6,
 -- minibatches: "passes": 1 reads each user once per phase, one of its steps drawn at random
 SELECT m -> 'steps' AS steps, m -> 'passes' AS passes,
 	   (m ->> 'gradient_evaluations')::float8 BETWEEN 500 AND 700 AS about_1_per_user,
-	   acc_round(m, 1) -> 'weights' AS weights
+	   model_round(m, 1) -> 'weights' AS weights
 FROM (SELECT user_dp_sgd(x, y, user_id, 8.0, 1e-6,
 		'{"method": "accelerated", "passes": 1, "iterations": 10, "phases": 1}') AS m FROM acc_rows) s;
 -- the keys of a model
@@ -99,7 +83,7 @@ CREATE TABLE acc_same AS
 	FROM generate_series(1, 2000) u, generate_series(0, 5) j;
 ALTER TABLE acc_same ADD CHECK (cardinality(x) = 2);
 SET uldp.test_seed = 65;
-SELECT acc_round(m, 2) -> 'weights' AS weights, m -> 'test_failed' AS test_failed, m -> 'tau' AS tau
+SELECT model_round(m, 2) -> 'weights' AS weights, m -> 'test_failed' AS test_failed, m -> 'tau' AS tau
 FROM (SELECT user_dp_sgd(x, y, user_id, 8.0, 1e-6,
 		'{"method": "accelerated", "tau": 0.001, "feature_radius": 2, "label_bound": 2}') AS m
 	  FROM acc_same) s;
@@ -158,5 +142,5 @@ SELECT function, epsilon, delta FROM uldp.ledger ORDER BY at DESC LIMIT 1;
 
 DROP TABLE acc_models;
 DROP TABLE acc_rows;
-DROP FUNCTION acc_round(jsonb, int);
+DROP FUNCTION model_round(jsonb, int);
 RESET uldp.test_seed;

@@ -4,58 +4,39 @@ SET uldp.test_seed = 42;
 SET extra_float_digits = 0;
 SELECT uldp.set_budget(current_user::regrole, 1e6, 0.5);
 
--- a model with its numbers rounded (weights to "digits" decimals, the rest to 6 significant)
-CREATE FUNCTION outlier_round(m jsonb, digits int DEFAULT 3) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
-	SELECT jsonb_object_agg(key, CASE
-		WHEN key = 'weights' THEN coalesce((SELECT jsonb_agg(round(w::numeric, digits) ORDER BY i)
-											FROM jsonb_array_elements_text(value) WITH ORDINALITY t(w, i)), '[]')
-		WHEN jsonb_typeof(value) = 'number' THEN to_jsonb(round((value::text)::numeric, 6))
-		ELSE value END)
-	FROM jsonb_each(m) $$;
-
--- 1500 users, 1 + u % 4 rows each: x in [-1, 1]^2, y = 2 x1 - x2 + 0.5 (+ a small wobble), a
--- logistic label c = 1 if x1 > x2, and one-hot features of the user's class u % 3 (class 0 is
--- the reference: all zeros)
-CREATE TABLE outlier_rows AS
-	SELECT u AS user_id, x,
-		   2 * x[1] - x[2] + 0.5 + ((u * 7 + j * 3) % 5 - 2) * 0.05 AS y,
-		   (x[1] > x[2])::int::float8 AS c,
-		   ARRAY[(u % 3 = 1)::int, (u % 3 = 2)::int]::float8[] AS onehot,
-		   (u % 3 = 1 AND j % 2 = 0) OR (u % 3 = 2 AND j % 4 = 0) AS bought
-	FROM generate_series(1, 1500) u, generate_series(0, 3) j,
-		 LATERAL (SELECT ARRAY[((u * 13 + j * 29) % 41) / 20.0 - 1,
-							   ((u * 17 + j * 11) % 37) / 18.0 - 1]::float8[] AS x) xx
-	WHERE j <= u % 4;
-ALTER TABLE outlier_rows ADD CHECK (cardinality(x) = 2), ADD CHECK (cardinality(onehot) = 2);
-SELECT count(*) AS rows, count(DISTINCT user_id) AS users FROM outlier_rows;
+\set users 1500
+\set rows_table outlier_rows
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set fixture :abs_srcdir '/sql/include/sgd_rows.sql'
+\i :fixture
 
 -- logistic regression at epsilon 8: one phase of groups of a few users (1500 users are few for
 -- this method), the test passes, the weights have the signs of x1 - x2
-SELECT outlier_round(user_dp_sgd(x, c, user_id, 8.0, 1e-6,
+SELECT model_round(user_dp_sgd(x, c, user_id, 8.0, 1e-6,
 	'{"method": "outlier_removal", "loss": "logistic"}')) FROM outlier_rows;
 -- the same with a boolean label and the same seed: the same model
 SET uldp.test_seed = 42;
-SELECT outlier_round(user_dp_sgd(x, c = 1, user_id, 8.0, 1e-6,
+SELECT model_round(user_dp_sgd(x, c = 1, user_id, 8.0, 1e-6,
 	'{"method": "outlier_removal", "loss": "logistic"}')) -> 'weights' AS boolean_label FROM outlier_rows;
 -- linear regression: on this small table (1500 users of 2.5 rows) the groups' points pass the
 -- concentration test only about half of the time, even at epsilon 32 (19 and 16 failures in 40
 -- releases before and after the rows were shuffled); with these seeds both fail: the initial
 -- point, all zeros, and test_failed
 SET uldp.test_seed = 43;
-SELECT outlier_round(user_dp_sgd(x, y, user_id, 32.0, 1e-6, '{"method": "outlier_removal"}'))
+SELECT model_round(user_dp_sgd(x, y, user_id, 32.0, 1e-6, '{"method": "outlier_removal"}'))
 FROM outlier_rows;
-SELECT outlier_round(user_dp_sgd(x, y, user_id, 8.0, 1e-6, '{"method": "outlier_removal"}')) -> 'weights'
+SELECT model_round(user_dp_sgd(x, y, user_id, 8.0, 1e-6, '{"method": "outlier_removal"}')) -> 'weights'
 	AS epsilon_8 FROM outlier_rows;
 -- one-hot features: class 1 buys half of the time, class 2 a quarter, class 0 never
 SET uldp.test_seed = 44;
-SELECT outlier_round(user_dp_sgd(onehot, bought, user_id, 8.0, 1e-6,
+SELECT model_round(user_dp_sgd(onehot, bought, user_id, 8.0, 1e-6,
 	'{"method": "outlier_removal", "loss": "logistic"}')) FROM outlier_rows;
-SELECT outlier_round(user_dp_sgd(onehot, bought::int::float8, user_id, 8.0, 1e-6,
+SELECT model_round(user_dp_sgd(onehot, bought::int::float8, user_id, 8.0, 1e-6,
 	'{"method": "outlier_removal"}')) -> 'weights' AS onehot_linear FROM outlier_rows;
 -- the options it shares with the other methods: a given step and l2, at most 2 phases (1 here:
 -- 1500 users of 2.5 rows are too few for two phases of groups of about 64 rows at epsilon 8)
 SET uldp.test_seed = 45;
-SELECT outlier_round(user_dp_sgd(x, c, user_id, 8.0, 1e-6,
+SELECT model_round(user_dp_sgd(x, c, user_id, 8.0, 1e-6,
 	'{"method": "outlier_removal", "loss": "logistic", "phases": 2, "step_size": 0.5, "l2": 0, "feature_radius": 1.5}'))
 FROM outlier_rows;
 -- users with 40 rows each: groups of about two users, and at epsilon 32 enough of them for
@@ -69,26 +50,26 @@ CREATE TABLE outlier_many AS
 ALTER TABLE outlier_many ADD CHECK (cardinality(x) = 2);
 SET uldp.test_seed = 50;
 SELECT m -> 'phases' AS phases, m -> 'steps' AS steps, m -> 'test_failed' AS failed,
-	   outlier_round(m) -> 'weights' AS weights
+	   model_round(m) -> 'weights' AS weights
 FROM (SELECT user_dp_sgd(x, y, user_id, 32.0, 1e-6, '{"method": "outlier_removal"}') AS m FROM outlier_many) s;
-SELECT m -> 'phases' AS phases, m -> 'test_failed' AS failed, outlier_round(m) -> 'weights' AS weights
+SELECT m -> 'phases' AS phases, m -> 'test_failed' AS failed, model_round(m) -> 'weights' AS weights
 FROM (SELECT user_dp_sgd(x, y, user_id, 32.0, 1e-6, '{"method": "outlier_removal", "phases": 5}') AS m
 	  FROM outlier_many) s;
 -- the same seed gives the same model
 SET uldp.test_seed = 46;
-SELECT outlier_round(user_dp_sgd(x, y, user_id, 32.0, 1e-6, '{"method": "outlier_removal"}')) -> 'weights' AS first
+SELECT model_round(user_dp_sgd(x, y, user_id, 32.0, 1e-6, '{"method": "outlier_removal"}')) -> 'weights' AS first
 FROM outlier_many;
 SET uldp.test_seed = 46;
-SELECT outlier_round(user_dp_sgd(x, y, user_id, 32.0, 1e-6, '{"method": "outlier_removal"}')) -> 'weights' AS again
+SELECT model_round(user_dp_sgd(x, y, user_id, 32.0, 1e-6, '{"method": "outlier_removal"}')) -> 'weights' AS again
 FROM outlier_many;
 
 -- few users: at epsilon 1 the groups' points cannot show that they concentrate, the test
 -- fails and the model is the initial point, all zeros, with test_failed (200 users); below the
 -- release's threshold there is no model at all (20 users)
 SET uldp.test_seed = 47;
-SELECT outlier_round(user_dp_sgd(x, c, user_id, 1.0, 1e-6,
+SELECT model_round(user_dp_sgd(x, c, user_id, 1.0, 1e-6,
 	'{"method": "outlier_removal", "loss": "logistic"}')) FROM outlier_rows WHERE user_id <= 200;
-SELECT outlier_round(user_dp_sgd(x, c, user_id, 1.0, 1e-6,
+SELECT model_round(user_dp_sgd(x, c, user_id, 1.0, 1e-6,
 	'{"method": "outlier_removal", "loss": "logistic"}')) FROM outlier_rows WHERE user_id <= 20;
 -- no rows; one user; rows of NaN, infinite and huge features and labels: a model or none, never an error
 SELECT user_dp_sgd(x, y, user_id, 8.0, 1e-6, '{"method": "outlier_removal"}') -> 'weights' AS empty
@@ -125,5 +106,5 @@ SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"method": "outlier_removal", "pha
 DROP TABLE outlier_models;
 DROP TABLE outlier_many;
 DROP TABLE outlier_rows;
-DROP FUNCTION outlier_round(jsonb, int);
+DROP FUNCTION model_round(jsonb, int);
 RESET uldp.test_seed;

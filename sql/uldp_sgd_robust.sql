@@ -4,42 +4,27 @@ SET uldp.test_seed = 42;
 SET extra_float_digits = 0;
 SELECT uldp.set_budget(current_user::regrole, 1e6, 0.5);
 
--- a model with its numbers rounded (weights to "digits" decimals, the rest to 6 significant)
-CREATE FUNCTION robust_round(m jsonb, digits int DEFAULT 4) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
-	SELECT jsonb_object_agg(key, CASE
-		WHEN key = 'weights' THEN coalesce((SELECT jsonb_agg(round(w::numeric, digits) ORDER BY i)
-											FROM jsonb_array_elements_text(value) WITH ORDINALITY t(w, i)), '[]')
-		WHEN jsonb_typeof(value) = 'number' THEN to_jsonb(round((value::text)::numeric, 6))
-		ELSE value END)
-	FROM jsonb_each(m) $$;
-
--- 300 users, 1 + u % 4 rows each: x in [-1, 1]^2, y = 2 x1 - x2 + 0.5 (+ a small wobble), and a
--- logistic label c = 1 if x1 > x2 (as in uldp_sgd.sql)
-CREATE TABLE robust_rows AS
-	SELECT u AS user_id, j AS row_no, x,
-		   2 * x[1] - x[2] + 0.5 + ((u * 7 + j * 3) % 5 - 2) * 0.05 AS y,
-		   (x[1] > x[2])::int::float8 AS c
-	FROM generate_series(1, 300) u, generate_series(0, 3) j,
-		 LATERAL (SELECT ARRAY[((u * 13 + j * 29) % 41) / 20.0 - 1,
-							   ((u * 17 + j * 11) % 37) / 18.0 - 1]::float8[] AS x) xx
-	WHERE j <= u % 4;
-ALTER TABLE robust_rows ADD CHECK (cardinality(x) = 2);
+\set users 300
+\set rows_table robust_rows
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set fixture :abs_srcdir '/sql/include/sgd_rows.sql'
+\i :fixture
 
 -- linear regression, default options: one pass (passes 1, one gradient per user: the noisy count),
 -- the steps derived from the noisy count; 300 users are too few for the concentration test
 -- (test_failed false, not run) and for a second phase, and, at epsilon 1, for the calibration of
 -- the boxes
-SELECT robust_round(user_dp_sgd(x, y, user_id, 8.0, 1e-6, '{"method": "robust"}')) FROM robust_rows;
-SELECT robust_round(user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"method": "robust"}')) FROM robust_rows;
+SELECT model_round(user_dp_sgd(x, y, user_id, 8.0, 1e-6, '{"method": "robust"}')) FROM robust_rows;
+SELECT model_round(user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"method": "robust"}')) FROM robust_rows;
 -- predictions of a model at epsilon 8: close to y = 2 x1 - x2 + 0.5
 SET uldp.test_seed = 43;
 SELECT round(avg(abs(uldp.predict(m, x) - y))::numeric, 2) < 0.25 AS linear_fits
 FROM (SELECT user_dp_sgd(x, y, user_id, 8.0, 1e-6, '{"method": "robust"}') AS m FROM robust_rows) s, robust_rows;
 -- logistic regression; a boolean label is 1 (true) or 0 (false): the same model, draw for draw
 SET uldp.test_seed = 44;
-SELECT robust_round(user_dp_sgd(x, c, user_id, 2.0, 1e-6, '{"method": "robust", "loss": "logistic"}')) FROM robust_rows;
+SELECT model_round(user_dp_sgd(x, c, user_id, 2.0, 1e-6, '{"method": "robust", "loss": "logistic"}')) FROM robust_rows;
 SET uldp.test_seed = 44;
-SELECT robust_round(user_dp_sgd(x, c = 1, user_id, 2.0, 1e-6, '{"method": "robust", "loss": "logistic"}')) -> 'weights'
+SELECT model_round(user_dp_sgd(x, c = 1, user_id, 2.0, 1e-6, '{"method": "robust", "loss": "logistic"}')) -> 'weights'
 	AS boolean_label
 FROM robust_rows;
 SET uldp.test_seed = 45;
@@ -48,7 +33,7 @@ FROM (SELECT user_dp_sgd(x, c, user_id, 2.0, 1e-6, '{"method": "robust", "loss":
 	 robust_rows;
 -- few users: 100 users at epsilon 1, and 30 users (no model: the noisy count is below the threshold)
 SET uldp.test_seed = 46;
-SELECT robust_round(m, 2) -> 'weights' AS weights_100,
+SELECT model_round(m, 2) -> 'weights' AS weights_100,
 	   sqrt((SELECT sum(w::float8 ^ 2) FROM jsonb_array_elements_text(m -> 'weights') w)) <= (m ->> 'radius')::float8
 		   AS inside_ball
 FROM (SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"method": "robust"}') AS m FROM robust_rows WHERE user_id <= 100) s;
@@ -56,7 +41,7 @@ SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"method": "robust"}') AS thirty_u
 -- the options it shares with the other methods: iterations (steps per phase), phases, step_size,
 -- l2, tau (the half-width of the boxes, instead of the calibration)
 SET uldp.test_seed = 47;
-SELECT robust_round(user_dp_sgd(x, y, user_id, 4.0, 1e-6,
+SELECT model_round(user_dp_sgd(x, y, user_id, 4.0, 1e-6,
 	'{"method": "robust", "iterations": 5, "phases": 3, "step_size": 0.5, "l2": 0, "tau": 2, "feature_radius": 1.5}'))
 FROM robust_rows;
 
@@ -95,9 +80,9 @@ CREATE TABLE robust_many AS
 							   ((u * 17 + j * 11) % 37) / 18.0 - 1]::float8[] AS x) xx;
 ALTER TABLE robust_many ADD CHECK (cardinality(x) = 2);
 SET uldp.test_seed = 49;
-SELECT robust_round(user_dp_sgd(x, c, user_id, 8.0, 1e-6, '{"method": "robust", "loss": "logistic"}')) AS passed
+SELECT model_round(user_dp_sgd(x, c, user_id, 8.0, 1e-6, '{"method": "robust", "loss": "logistic"}')) AS passed
 FROM robust_many;
-SELECT robust_round(user_dp_sgd(x, c, user_id, 8.0, 1e-6, '{"method": "robust", "loss": "logistic", "tau": 1e-6}'))
+SELECT model_round(user_dp_sgd(x, c, user_id, 8.0, 1e-6, '{"method": "robust", "loss": "logistic", "tau": 1e-6}'))
 	AS failed
 FROM robust_many;
 -- the keys of a model
@@ -121,5 +106,5 @@ DROP TABLE robust_many;
 DROP TABLE robust_onehot_models;
 DROP TABLE robust_onehot;
 DROP TABLE robust_rows;
-DROP FUNCTION robust_round(jsonb, int);
+DROP FUNCTION model_round(jsonb, int);
 RESET uldp.test_seed;
