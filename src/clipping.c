@@ -110,36 +110,6 @@ ladder(double scale, double widest, double *candidates)
 	return count;
 }
 
-/* The ladder's segments: one candidate each, scored by the users beyond */
-typedef struct LadderWalk
-{
-	const int64 *beyond;		/* users beyond each candidate */
-	int			count;
-	int			next;
-} LadderWalk;
-
-static void
-ladder_start(void *arg)
-{
-	((LadderWalk *) arg)->next = 0;
-}
-
-static bool
-ladder_next(void *arg, UldpSegment *segment)
-{
-	LadderWalk *walk = (LadderWalk *) arg;
-	int			j = walk->next;
-
-	if (j >= walk->count)
-		return false;
-	segment->start = j;
-	segment->length = 1;
-	segment->score = walk->beyond[j];
-	segment->prior_log2 = -LADDER_DECAY * M_LOG2E * j / LADDER_STEPS_PER_OCTAVE;
-	walk->next++;
-	return true;
-}
-
 /*
  * Selects the half-width: adding or removing a user changes each
  * candidate's count of users beyond it by 0 or 1, in the same direction,
@@ -151,10 +121,11 @@ private_half_width(const double *values, int64 n, double centre, double scale,
 {
 	double		candidates[LADDER_CANDIDATES];
 	int64		histogram[LADDER_CANDIDATES + 1] = {0};
-	int64		beyond[LADDER_CANDIDATES];
+	long double beyond[LADDER_CANDIDATES];
 	int			count = ladder(scale, widest, candidates);
-	LadderWalk	walk = {beyond, count, 0};
-	UldpSegmentSource source = {ladder_start, ladder_next, &walk, count};
+	UldpCandidateWalk walk = {beyond, count,
+	-LADDER_DECAY * M_LOG2E / LADDER_STEPS_PER_OCTAVE};
+	UldpSegmentSource source = uldp_candidate_walk_source(&walk);
 
 	/* histogram[k]: users beyond exactly the first k half-widths */
 	for (int64 i = 0; i < n; i++)
@@ -174,6 +145,7 @@ private_half_width(const double *values, int64 n, double centre, double scale,
 		}
 		histogram[low]++;
 	}
+	/* users beyond each candidate: exact in a long double (below 2^63) */
 	beyond[count - 1] = histogram[count];
 	for (int j = count - 2; j >= 0; j--)
 		beyond[j] = beyond[j + 1] + histogram[j + 1];

@@ -480,6 +480,37 @@ uldp_key_walk_source(UldpKeyWalk *walk)
 	return source;
 }
 
+static void
+candidate_walk_start(void *arg)
+{
+	((UldpCandidateWalk *) arg)->next = 0;
+}
+
+static bool
+candidate_walk_next(void *arg, UldpSegment *segment)
+{
+	UldpCandidateWalk *walk = (UldpCandidateWalk *) arg;
+	int64		j = walk->next;
+
+	if (j >= walk->count)
+		return false;
+	segment->start = j;
+	segment->length = 1;
+	segment->score = walk->scores[j];
+	segment->prior_log2 = walk->prior_log2_step * j;
+	walk->next++;
+	return true;
+}
+
+/* The segments of walk's candidates. */
+UldpSegmentSource
+uldp_candidate_walk_source(UldpCandidateWalk *walk)
+{
+	UldpSegmentSource source = {candidate_walk_start, candidate_walk_next, walk, walk->count};
+
+	return source;
+}
+
 /* A candidate's median score: max(#{keys < b}, #{keys > b}) */
 static long double
 median_score(uint128 below, uint128 at, uint128 total, const void *arg)

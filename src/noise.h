@@ -74,6 +74,20 @@ typedef struct UldpKeyWalk
 } UldpKeyWalk;
 
 extern UldpSegmentSource uldp_key_walk_source(UldpKeyWalk *walk);
+
+/*
+ * Candidates 0 ... count - 1, one segment each: candidate j scores
+ * scores[j] and has the prior 2^(j prior_log2_step).
+ */
+typedef struct UldpCandidateWalk
+{
+	const long double *scores;
+	int64		count;
+	double		prior_log2_step;
+	int64		next;
+} UldpCandidateWalk;
+
+extern UldpSegmentSource uldp_candidate_walk_source(UldpCandidateWalk *walk);
 extern uint64 uldp_exponential_median(const uint64 *sorted_keys, int64 n,
 									  uint64 domain, double epsilon);
 

@@ -139,14 +139,6 @@ typedef struct OutlierPlan
 								 * test_delta at most, in points */
 } OutlierPlan;
 
-/* The ladder of radii the exponential mechanism chooses from. */
-typedef struct RungWalk
-{
-	const int64 *pairs;			/* of points within each rung */
-	int64		points;
-	int64		groups;
-	int			next;
-} RungWalk;
 
 static double
 weight_variance(double rho)
@@ -237,34 +229,6 @@ plan_fit(const SgdProblem *problem, const UldpUserCount *count, double rho)
 	return plan;
 }
 
-static void
-rung_start(void *arg)
-{
-	((RungWalk *) arg)->next = 0;
-}
-
-/*
- * Rung k: how far its pairs within are from half of the c (c - 1) / 2
- * pairs of the c points, over C - 1: a point moved changes the pairs
- * within by at most c - 1 <= C - 1, one added (c < C) by at most c and
- * half of the pairs by c / 2, so the difference by at most c / 2.
- */
-static bool
-rung_next(void *arg, UldpSegment *segment)
-{
-	RungWalk   *walk = (RungWalk *) arg;
-	long double half = (long double) walk->points * (walk->points - 1) / 4;
-
-	if (walk->next >= RUNGS)
-		return false;
-	segment->start = walk->next;
-	segment->length = 1;
-	segment->prior_log2 = 0;
-	segment->score = fabsl(walk->pairs[walk->next] - half) / (walk->groups - 1);
-	walk->next++;
-	return true;
-}
-
 /*
  * The radius of step 2, at most top, from the ladder of radii below top,
  * with RADIUS_SHARE of rho: rho-zCDP as the exponential mechanism with
@@ -276,11 +240,21 @@ choose_radius(const double *points, int64 npoints, int width, int64 groups,
 			  double top, double rho)
 {
 	int64		pairs[RUNGS];
-	RungWalk	walk = {pairs, npoints, groups, 0};
-	UldpSegmentSource source = {rung_start, rung_next, &walk, RUNGS};
+	long double scores[RUNGS];
+	long double half = (long double) npoints * (npoints - 1) / 4;
+	UldpCandidateWalk walk = {scores, RUNGS, 0};
+	UldpSegmentSource source = uldp_candidate_walk_source(&walk);
 	uint64		rung;
 
 	uldp_pairs_within_ladder(points, npoints, width, top, RUNGS_PER_BINADE, RUNGS, pairs);
+	/*
+	 * Rung k: how far its pairs within are from half of the c (c - 1) / 2
+	 * pairs of the c points, over C - 1: a point moved changes the pairs
+	 * within by at most c - 1 <= C - 1, one added (c < C) by at most c and
+	 * half of the pairs by c / 2, so the difference by at most c / 2.
+	 */
+	for (int k = 0; k < RUNGS; k++)
+		scores[k] = fabsl(pairs[k] - half) / (groups - 1);
 	rung = uldp_exponential_select(&source, sqrt(2 * RADIUS_SHARE * rho));
 	return Min(RADIUS_PER_MEDIAN * top * exp2(-(double) rung / RUNGS_PER_BINADE), top);
 }
