@@ -24,6 +24,10 @@ SELECT plan(33);
 SET SESSION AUTHORIZATION uldp_tap_robust_analyst;
 -- ---------------------------------------------------------------------------
 -- the model
+-- (Real randomness: the checks that read a noisy count, gradient_evaluations within 100 of the
+-- 400 users and one phase by default (two need about 1600 users by the count), fail only if the
+-- count's discrete Gaussian noise, variance 1 / (2 rho / 8) = 59 at epsilon 2, delta 1e-6
+-- (rho = 0.0676), exceeds 100 = 13 standard deviations: probability below 1e-37 each.)
 CREATE TEMP TABLE models AS
     SELECT 'linear' AS name, user_dp_sgd(v, y, u, 2, 1e-6, '{"method": "robust"}') AS m FROM uldp_tap_robust_rows
     UNION ALL
