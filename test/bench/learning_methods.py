@@ -360,9 +360,10 @@ def test_metric(theta, fr, test, loss):
 # ------------------------------------------------------------------------------------------------
 # running the releases
 # ------------------------------------------------------------------------------------------------
-def release_sql(table, loss, method, eps, delta):
+def release_sql(table, loss, method, eps, delta, options=None):
     return ("SELECT user_dp_sgd(x, y, user_id, %r, %r, '%s'::jsonb) FROM %s;"
-            % (eps, delta, json.dumps({"loss": loss, "method": method}), table))
+            % (eps, delta, json.dumps(dict({"loss": loss, "method": method}, **(options or {}))),
+               table))
 
 
 SESSION = ("SET max_parallel_workers_per_gather = 0;\nSET jit = %s;\n"

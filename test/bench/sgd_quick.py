@@ -32,6 +32,8 @@ def main():
     ap.add_argument("--eps", type=float, default=lm.EPSILON)
     ap.add_argument("--delta", type=float, default=lm.DELTA)
     ap.add_argument("--db", default="postgres")
+    ap.add_argument("--options", default="{}",
+                    help="more user_dp_sgd options, a JSON object (e.g. '{\"phases\": 3}')")
     args = ap.parse_args()
 
     psql = lm.Psql(args.db, "ULDP_QUICK_PSQL", print)
@@ -43,7 +45,8 @@ def main():
     test = (held.x, held.y, held.norm)
     minima = {}
     for method in args.methods.split(","):
-        sql = lm.release_sql(table, args.loss, method, args.eps, args.delta)
+        sql = lm.release_sql(table, args.loss, method, args.eps, args.delta,
+                             json.loads(args.options))
         excess, metric, ms, failed = [], [], [], 0
         for r in psql.statements(lm.SESSION % "off", [sql] * args.reps):
             if r["error"]:
@@ -60,6 +63,7 @@ def main():
             metric.append(lm.test_metric(theta, sc[1], test, args.loss))
             ms.append(r["ms"])
             failed += bool(model.get("test_failed"))
+            report = {k: model.get(k) for k in ("phases", "steps", "tau", "step_size")}
         if excess:
             best = minima[lm.scales_of(model, args.loss)][1]
             print("%-16s n=%d m=%d %s: excess %.5f +- %.5f, test %.4f (minimiser %.4f), "
@@ -67,7 +71,7 @@ def main():
                   % (method, args.n, args.m, args.loss, np.mean(excess),
                      np.std(excess) / np.sqrt(len(excess)), np.mean(metric),
                      lm.test_metric(best, lm.scales_of(model, args.loss)[1], test, args.loss),
-                     np.median(ms), failed, len(excess)))
+                     np.median(ms), failed, len(excess)), report)
 
 
 if __name__ == "__main__":
