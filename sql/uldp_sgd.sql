@@ -176,6 +176,7 @@ SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6, '{"learning_rate": 0.1}') FROM sgd_
 SELECT user_dp_sgd(x, y, user_id, 0, 1e-6) FROM sgd_rows;
 SELECT user_dp_sgd(x, y, user_id, 1.0, 0) FROM sgd_rows;
 SELECT user_dp_sgd(x, y, user_id, 1.0, NULL) FROM sgd_rows;
+-- PostgreSQL itself refuses the window: the final function is declared READ_WRITE
 SELECT user_dp_sgd(x, y, user_id, 1.0, 1e-6) OVER () FROM sgd_rows LIMIT 1;
 -- a budget too small for its steps is refused before anything is charged
 SELECT user_dp_sgd(x, y, user_id, 1e-6, 1e-10, '{"iterations": 10000}') -> 'weights' AS tiny_budget FROM sgd_rows;

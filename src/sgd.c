@@ -369,10 +369,12 @@ uldp_sgd_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 											", or give the \"dimension\" option");
 	width = plan->dimension + 1;
 	check_budget(&options, width, plan->epsilon, plan->delta);
-	/* the state; the rows sorted by user; per user its scale and the
-	 * method's working memory */
+	/*
+	 * the state, and a second copy of its rows to group them by user; per
+	 * user its rows' place, its scale and the method's working memory
+	 */
 	plan->bytes_per_row = uldp_vec_state_bytes_per_row(true, plan->dimension) +
-		width * sizeof(double) + sizeof(UldpUserRows) + sizeof(double) +
+		width * sizeof(double) + sizeof(uint32) + sizeof(UldpUserRows) + sizeof(double) +
 		options.method->bytes_per_row(width);
 	/*
 	 * and the model's vectors: theta and at most 7 more (accelerated: AC-SA's

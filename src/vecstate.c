@@ -113,7 +113,7 @@ static const char *
 memory_hint(const UldpVecState *state)
 {
 	return state->keep_rows
-		? "Each row takes 8 (dimension + 1) + 4 bytes and each user 18 more; the release needs 8 (dimension + 1) more a row and 8 (padded dimension + 7) more a user"
+		? "Each row takes 8 (dimension + 1) + 4 bytes and each user 18 more; the release needs 8 (dimension + 1) + 4 more a row and 8 (padded dimension + 6) more a user"
 		: "Each user takes 8 dimension + 22 bytes, and the release needs 8 (dimension + padded dimension + 4) more";
 }
 
@@ -225,8 +225,11 @@ user_number(UldpVecState *state, uint64 key)
 
 /*
  * |v| / largest, where "largest" receives the largest magnitude (0 for the
- * zero vector): scaling first keeps the squares finite for elements up to
- * the largest double.  Elements must be finite.
+ * zero vector).  The squares are summed as they are when the largest
+ * magnitude lies within 2^-500 .. 2^500 (they can neither overflow nor
+ * lose the norm to underflow there); otherwise each element is scaled by
+ * the largest first, which keeps them finite for elements up to the largest
+ * double, at the cost of a division an element.  Elements must be finite.
  */
 static double
 scaled_norm(const double *v, int dim, double *largest)
@@ -235,9 +238,15 @@ scaled_norm(const double *v, int dim, double *largest)
 
 	*largest = 0;
 	for (int j = 0; j < dim; j++)
+	{
 		*largest = Max(*largest, fabs(v[j]));
+		norm += v[j] * v[j];
+	}
 	if (*largest == 0)
 		return 0;
+	if (*largest >= 0x1p-500 && *largest <= 0x1p500 && isfinite(norm))
+		return sqrt(norm) / *largest;
+	norm = 0;
 	for (int j = 0; j < dim; j++)
 		norm += (v[j] / *largest) * (v[j] / *largest);
 	return sqrt(norm);
@@ -428,38 +437,86 @@ uldp_vec_user_means(UldpVecState *state, int64 *nusers, Size per_user_extra)
 }
 
 /*
- * Each user's rows, contiguous (a counting sort by user number): nusers
- * entries pointing into one array of nrows x (dim + 1) doubles.
+ * One stable pass of grouping: the rows and their users' numbers from
+ * (from_rows, from_users) to (to_rows, to_users), ordered by the digit of
+ * the user number at "shift" of "bits" bits, into "offsets" (2^bits).
+ */
+static void
+group_pass(const UldpVecState *state, const double *from_rows, const uint32 *from_users,
+		   double *to_rows, uint32 *to_users, int shift, int bits, int64 *offsets)
+{
+	int			width = state->dim + 1;
+	uint32		mask = (UINT64CONST(1) << bits) - 1;
+	int64		position = 0;
+
+	memset(offsets, 0, (Size) (mask + 1) * sizeof(int64));
+	for (int64 r = 0; r < state->nrows; r++)
+		offsets[(from_users[r] >> shift) & mask]++;
+	for (uint32 digit = 0; digit <= mask; digit++)
+	{
+		int64		count = offsets[digit];
+
+		offsets[digit] = position;
+		position += count;
+	}
+	for (int64 r = 0; r < state->nrows; r++)
+	{
+		int64		to = offsets[(from_users[r] >> shift) & mask]++;
+
+		memcpy(&to_rows[to * width], &from_rows[r * width], width * sizeof(double));
+		to_users[to] = from_users[r];
+	}
+}
+
+/*
+ * Each user's rows, contiguous: nusers entries pointing into the state's
+ * own rows, which this groups by user: a least-significant-digit radix
+ * sort of the user numbers in two passes (half their bits each), through a
+ * second copy and back.  Each pass scatters to at most 2^16 places, so its
+ * writes stay in the cache, where one scatter to every user's run missed
+ * it on every row.  The grouping, and the release's clipping of the rows,
+ * change the state: user_dp_sgd's final function is declared READ_WRITE,
+ * so PostgreSQL neither shares the state with another call nor calls the
+ * final function twice.
  */
 UldpUserRows *
 uldp_vec_user_rows(UldpVecState *state, int64 *nusers, Size per_user_extra)
 {
 	int			width = state->dim + 1;
-	int64	   *next;
-	double	   *sorted;
+	int			bits = 1;
 	UldpUserRows *users;
 
 	if (!state->bounded)
 		uldp_check_state_memory(state_bytes(state, state->users->size, 0, state->row_capacity) +
-								state->nrows * width * sizeof(double) +
-								state->nusers * (sizeof(UldpUserRows) + sizeof(int64) + per_user_extra),
+								state->nrows * element_bytes(true, state->dim) +
+								state->nusers * (sizeof(UldpUserRows) + per_user_extra),
 								memory_hint(state));
 	users = palloc_extended(Max(state->nusers, 1) * sizeof(UldpUserRows),
 							MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	next = palloc_extended(Max(state->nusers, 1) * sizeof(int64), MCXT_ALLOC_HUGE);
-	sorted = palloc_extended(Max(state->nrows * width, 1) * sizeof(double), MCXT_ALLOC_HUGE);
+	while (bits < 32 && (UINT64CONST(1) << bits) < (uint64) state->nusers)
+		bits++;
+	if (state->nusers > 1)
+	{
+		double	   *rows = palloc_extended(state->nrows * width * sizeof(double),
+										   MCXT_ALLOC_HUGE);
+		uint32	   *row_user = palloc_extended(state->nrows * sizeof(uint32), MCXT_ALLOC_HUGE);
+		int64	   *offsets = palloc(((Size) 1 << (bits - bits / 2)) * sizeof(int64));
+
+		group_pass(state, state->rows, state->row_user, rows, row_user, 0, bits - bits / 2,
+				   offsets);
+		group_pass(state, rows, row_user, state->rows, state->row_user, bits - bits / 2,
+				   bits / 2, offsets);
+		pfree(rows);
+		pfree(row_user);
+		pfree(offsets);
+	}
 	for (int64 r = 0; r < state->nrows; r++)
 		users[state->row_user[r]].count++;
 	for (int64 i = 0, position = 0; i < state->nusers; i++)
 	{
-		next[i] = position;
-		users[i].rows = &sorted[position * width];
+		users[i].rows = &state->rows[position * width];
 		position += users[i].count;
 	}
-	for (int64 r = 0; r < state->nrows; r++)
-		memcpy(&sorted[(next[state->row_user[r]]++) * width],
-			   &state->rows[r * width], width * sizeof(double));
-	pfree(next);
 	*nusers = state->nusers;
 	return users;
 }

@@ -7,7 +7,8 @@
 # every ledger row its role name while keeping id, time, oid, amounts and hash (encoding version
 # 1), verifies with the same head, charges new releases by name in version 2 rows chained on top,
 # keeps the budget across DROP ROLE + CREATE ROLE, and refuses DROP EXTENSION; 0.5 adds
-# user_dp_count and keeps every ledger row and budget.
+# user_dp_count and keeps every ledger row and budget; 0.6 declares user_dp_sgd's final function
+# READ_WRITE (the four aggregates created anew) and keeps every ledger row and budget.
 #
 # The library is always the newest, whose budget worker calls the 0.4 uldp._charge: before 0.4
 # the charges are made by calling that version's uldp._charge(oid, ...) as superuser, which is
@@ -106,11 +107,11 @@ is "$(sql -c "SELECT epsilon_limit || ' ' || epsilon_spent FROM uldp.budget_data
 is "$(sql -c "SELECT valid, entries, encode(head, 'hex'), problem IS NULL FROM uldp.verify_ledger()")" \
     "t|11|$head_before|t" "verify_ledger after the update to 0.4: valid, the same head"
 
-# 0.4 -> 0.5 (the default version): user_dp_count; budgets and ledger untouched
+# 0.4 -> 0.5: user_dp_count; budgets and ledger untouched
 state_04="$(sql -c "SELECT (SELECT string_agg(concat_ws(' ', id, role, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data)
     || '/' || (SELECT string_agg(concat_ws(' ', role, epsilon_spent), ';' ORDER BY role) FROM uldp.budget_data)")"
-sql -c 'ALTER EXTENSION uldp UPDATE' || exit 1
-is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.5" "updated to 0.5 (the default version)"
+sql -c "ALTER EXTENSION uldp UPDATE TO '0.5'" || exit 1
+is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.5" "updated to 0.5"
 is "$(sql -c "SELECT (SELECT string_agg(concat_ws(' ', id, role, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data)
     || '/' || (SELECT string_agg(concat_ws(' ', role, epsilon_spent), ';' ORDER BY role) FROM uldp.budget_data)")" \
     "$state_04" "0.5 keeps every ledger row and budget"
@@ -125,6 +126,21 @@ is "$(sql -c "SELECT concat_ws(' ', role, function, epsilon, hash_version, role_
 is "$(sql -c "SELECT epsilon_spent FROM uldp.budget_data WHERE role = '$A'")" "1.25" "the budget holds it"
 is "$(sql -c "SELECT valid, entries, problem IS NULL FROM uldp.verify_ledger('\\x$head_before')")" "t|12|t" \
     "verify_ledger: the version 2 row is chained on top, and the head before the update is in the chain"
+
+# 0.5 -> 0.6 (the default version): user_dp_sgd's final function becomes READ_WRITE
+state_05="$(sql -c "SELECT (SELECT string_agg(concat_ws(' ', id, role, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data)
+    || '/' || (SELECT string_agg(concat_ws(' ', role, epsilon_spent), ';' ORDER BY role) FROM uldp.budget_data)")"
+sql -c 'ALTER EXTENSION uldp UPDATE' || exit 1
+is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.6" "updated to 0.6 (the default version)"
+is "$(sql -c "SELECT (SELECT string_agg(concat_ws(' ', id, role, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data)
+    || '/' || (SELECT string_agg(concat_ws(' ', role, epsilon_spent), ';' ORDER BY role) FROM uldp.budget_data)")" \
+    "$state_05" "0.6 keeps every ledger row and budget"
+is "$(sql -c "SELECT string_agg(a.aggfinalmodify::text, '' ORDER BY p.oid) FROM pg_aggregate a
+    JOIN pg_proc p ON p.oid = a.aggfnoid WHERE p.proname = 'user_dp_sgd' AND a.aggfinalfn = 'uldp.sgd_finalfn'::regproc")" \
+    "wwww" "0.6 has the four user_dp_sgd aggregates, each with a READ_WRITE final function"
+out="$(sql -c "SELECT uldp.set_budget(current_user::regrole, 1000, 1e-3)" \
+    -c "SELECT user_dp_sgd(ARRAY[amount::float8], amount::float8, user_id, 1.0, 1e-6, '{\"dimension\": 1}') FROM visits" 2>&1)"
+ok_if "and user_dp_sgd releases a model after the update" grep -q '"weights"' <<<"$out" || diag "$out"
 
 sql -c "REVOKE SELECT ON visits FROM $A" -c "DROP ROLE $A" -c "CREATE ROLE $A LOGIN" \
     -c "GRANT SELECT ON visits TO $A" || exit 1

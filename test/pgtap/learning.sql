@@ -77,10 +77,14 @@ SELECT is((SELECT array_agg(DISTINCT a.aggtransfn::text || ' ' || a.aggfinalfn::
 SELECT is((SELECT count(*) FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace
            AND p.proname = 'user_dp_mean' AND p.proargtypes[0] = 'float8[]'::regtype),
     3::bigint, 'exactly three vector user_dp_mean aggregates');
-SELECT is((SELECT count(*) FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+SELECT is((SELECT array_agg(p.proname::text || ' ' || a.aggfinalmodify::text ORDER BY p.oid)
+           FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
            WHERE p.proname IN ('user_dp_mean', 'user_dp_sgd') AND p.proargtypes[0] = 'float8[]'::regtype
-             AND a.aggkind = 'n' AND a.aggfinalmodify = 'r' AND p.proparallel = 's'),
-    7::bigint, 'the seven aggregates are plain, read-only-final and parallel safe');
+             AND a.aggkind = 'n' AND p.proparallel = 's'),
+    ARRAY['user_dp_mean r', 'user_dp_mean r', 'user_dp_mean r',
+          'user_dp_sgd w', 'user_dp_sgd w', 'user_dp_sgd w', 'user_dp_sgd w'],
+    'the seven aggregates are plain and parallel safe; the mean''s final function is read-only, '
+    'user_dp_sgd''s groups and clips the rows in its state (read-write: never shared, never a window)');
 
 SELECT function_returns('uldp', 'predict', ARRAY['jsonb', 'double precision[]'], 'double precision',
     'uldp.predict(model, features) returns double precision');
