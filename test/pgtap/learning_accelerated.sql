@@ -1,9 +1,16 @@
 -- test/pgtap/learning_accelerated.sql -- user_dp_sgd's method "accelerated" (uldp 0.6): its
 -- options and defaults, the shape and report of its models (phases, steps, passes, gradient
--- evaluations, test_failed) with both losses and a boolean label, minibatches, outlier removal
--- and its failed test, errors, and budget charging (refused without a budget, charged (epsilon,
--- delta) also when tau keeps a share of delta for the tests, refused before the charge when the
--- budget cannot pay for a step).
+-- evaluations, test_failed) with both losses and a boolean label, minibatches, the keys of a
+-- model with outlier removal, errors, and budget charging (refused without a budget, charged
+-- (epsilon, delta) also when tau keeps a share of delta for the tests, refused before the charge
+-- when the budget cannot pay for a step).
+--
+-- Real randomness: the checks that read a model's report depend on it only through the noisy
+-- count of users (a discrete Gaussian of rho / 8, sigma below 4 at epsilon 4): the phases and
+-- gradient evaluations move only if it is off by 500 or more, over 100 standard deviations
+-- (probability below 1e-1000).  Outlier removal's tests pass concentrated data but with
+-- probability 10^-3 by design, so what they release (the inlier mean, a failed test's initial
+-- point) is checked in the seeded mode, in sql/uldp_sgd_accelerated.sql.
 --
 -- Budget charges are committed by a background worker that cannot see uncommitted rows: the
 -- roles, tables and budgets are created outside any transaction and removed at the end.
@@ -17,16 +24,15 @@ CREATE TABLE public.uldp_tap_accel_rows (u int, v float8[] CHECK (cardinality(v)
 INSERT INTO public.uldp_tap_accel_rows
     SELECT u, ARRAY[(u % 10) / 5.0 - 1, (j % 3) - 1.0], (u % 10) / 5.0 - (j % 3) + 0.5, ((u % 10) >= 5)::int::float8
     FROM generate_series(1, 24000) u, generate_series(0, 1) j WHERE j <= u % 2;
--- 4000 users with the same rows (so the same gradients), half of them with the opposite label
-CREATE TABLE public.uldp_tap_accel_same (u int, v float8[] CHECK (cardinality(v) = 2), y float8, flipped float8);
+-- 4000 users with the same rows (so the same gradients)
+CREATE TABLE public.uldp_tap_accel_same (u int, v float8[] CHECK (cardinality(v) = 2), y float8);
 INSERT INTO public.uldp_tap_accel_same
-    SELECT u, ARRAY[(j % 3) - 1, (j % 2) * 0.5], 0.5 * ((j % 3) - 1) + 0.25,
-           CASE WHEN u % 2 = 0 THEN 1 ELSE -1 END * (0.5 * ((j % 3) - 1) + 0.25)
+    SELECT u, ARRAY[(j % 3) - 1, (j % 2) * 0.5], 0.5 * ((j % 3) - 1) + 0.25
     FROM generate_series(1, 4000) u, generate_series(0, 5) j;
 GRANT SELECT ON public.uldp_tap_accel_rows, public.uldp_tap_accel_same TO uldp_tap_accel_analyst, uldp_tap_accel_poor;
 SELECT uldp.set_budget('uldp_tap_accel_analyst', 1000, 0.1) IS NULL AS budget_set \gset
 
-SELECT plan(32);
+SELECT plan(29);
 
 SET SESSION AUTHORIZATION uldp_tap_accel_analyst;
 CREATE TEMP TABLE models AS
@@ -47,10 +53,6 @@ CREATE TEMP TABLE models AS
     UNION ALL
     SELECT 'removal', user_dp_sgd(v, y, u, 8, 1e-6,
         '{"method": "accelerated", "tau": 0.001, "feature_radius": 2, "label_bound": 2}')
-    FROM uldp_tap_accel_same
-    UNION ALL
-    SELECT 'failed', user_dp_sgd(v, flipped, u, 8, 1e-6,
-        '{"method": "accelerated", "tau": 0.001, "feature_radius": 2, "label_bound": 2}')
     FROM uldp_tap_accel_same;
 
 -- ---------------------------------------------------------------------------
@@ -64,14 +66,14 @@ SELECT is((SELECT array_agg(k ORDER BY k) FROM models, jsonb_object_keys(m) k WH
           'label_bound', 'loss', 'method', 'passes', 'phases', 'radius', 'step_size', 'steps', 'tau', 'test_failed',
           'weights'], 'with tau: the same keys and tau');
 SELECT is((SELECT string_agg(name || ':' || jsonb_array_length(m -> 'weights'), ' ' ORDER BY name) FROM models),
-    'boolean:3 failed:3 given:3 linear:3 logistic:3 minibatch:3 removal:3', 'every model has three weights');
+    'boolean:3 given:3 linear:3 logistic:3 minibatch:3 removal:3', 'every model has three weights');
 SELECT ok((SELECT bool_and(jsonb_typeof(w) = 'number') FROM models, jsonb_array_elements(m -> 'weights') w),
     'every weight is a number');
 SELECT is((SELECT m ->> 'loss' || ' ' || (m ->> 'method') || ' ' || (m ->> 'phases') || ' ' || (m ->> 'iterations')
            FROM models WHERE name = 'linear'), 'squared accelerated 2 20',
     'the defaults of accelerated: 2 phases (of 12000 users) of at most 20 steps');
-SELECT is((SELECT (m ->> 'phases') || ' ' || (m ->> 'steps') || ' ' || (m ->> 'passes') FROM models WHERE name = 'removal'),
-    '1 20 20', '4000 users: one phase (a second would have fewer than 10000 users) of 20 steps reading every user');
+SELECT is((SELECT m ->> 'phases' FROM models WHERE name = 'removal'),
+    '1', '4000 users: one phase (a second would have fewer than 10000 users)');
 SELECT is((SELECT m ->> 'loss' || ' ' || (m ->> 'method') FROM models WHERE name = 'logistic'), 'logistic accelerated',
     'the logistic model records its loss and method');
 SELECT ok((SELECT uldp.predict(m, '{0.5, -0.5}') BETWEEN 0 AND 1 FROM models WHERE name = 'boolean'),
@@ -92,17 +94,8 @@ SELECT is((SELECT (m ->> 'steps') || ' ' || (m ->> 'passes') FROM models WHERE n
     'passes 3: 12 steps in 3 passes of 4 minibatches');
 SELECT ok((SELECT (m ->> 'gradient_evaluations')::float8 BETWEEN 3 * 23500 AND 3 * 24500 FROM models WHERE name = 'minibatch'),
     'minibatches: each user''s gradient evaluated 3 times');
-SELECT is((SELECT string_agg(DISTINCT m ->> 'test_failed', ' ') FROM models WHERE name <> 'failed'), 'false',
-    'without a failed test, test_failed is false');
-
--- ---------------------------------------------------------------------------
--- outlier removal
-SELECT ok((SELECT abs((m -> 'weights' ->> 0)::float8 - 0.5) < 0.1 AND abs((m -> 'weights' ->> 2)::float8 - 0.25) < 0.1
-           FROM models WHERE name = 'removal'), 'concentrated gradients: the inlier means fit y = 0.5 x1 + 0.25');
-SELECT is((SELECT (m ->> 'test_failed') || ' ' || (m ->> 'steps') || ' ' || (m -> 'weights')::text FROM models WHERE name = 'failed'),
-    'true 1 [0, 0, 0]', 'two clusters of gradients: the first test fails, the model is the initial point');
-SELECT is((SELECT uldp.predict(m, '{1, 1}') FROM models WHERE name = 'failed'), 0::float8,
-    'the model of a failed test predicts 0');
+SELECT is((SELECT string_agg(DISTINCT m ->> 'test_failed', ' ') FROM models WHERE name <> 'removal'), 'false',
+    'without tau there is no test: test_failed is false');
 
 -- ---------------------------------------------------------------------------
 -- errors and small inputs
