@@ -7,9 +7,11 @@
 -- existing aggregates (no new SQL objects).  The final function now groups the
 -- state's rows by user in place and clips them there, instead of copying every
 -- row: it changes the state, so the aggregates are declared READ_WRITE, and
--- PostgreSQL neither shares one state between two identical calls nor calls
--- the final function twice.  CREATE AGGREGATE is the only way to change that
--- declaration: the four aggregates are created anew, with the same signatures.
+-- PostgreSQL never hands one state to a second final call.  CREATE AGGREGATE is
+-- the only way to change that declaration: the four aggregates are created
+-- anew, with the same signatures.  So a view or function that uses
+-- user_dp_sgd blocks the update (drop it first, recreate it after), and
+-- privileges granted or revoked on the aggregates return to the defaults.
 
 DROP AGGREGATE user_dp_sgd(float8[], float8, anyelement, float8, float8);
 DROP AGGREGATE user_dp_sgd(float8[], float8, anyelement, float8, float8, jsonb);

@@ -5,9 +5,10 @@
  *	  outlier iterate removal and output perturbation (Lowy, Liu and Asi
  *	  2024, Algorithm 1).
  *
- * Every user draws, independently of the data, one of K phases, one of the
- * C groups of its phase and a random rank that orders the users of a
- * group.  Phase k, from the previous phase's model x (0 at first):
+ * Every user draws, independently of the data, one of K phases and one of
+ * the C groups of its phase; the users of a group, and each user's rows, are
+ * taken in a uniformly random order.  Phase k, from the previous phase's
+ * model x (0 at first):
  *	1. every group with users runs one pass of projected SGD over its
  *	   users' rows from x, with step eta / 2^k (each row's gradient clipped
  *	   to gradient_clip, the l2 penalty, the ball of radius R); its point is
@@ -119,7 +120,7 @@
  */
 #define NOISE_FAILURE 0.5
 
-/* one user in the draw: its phase and group, a random rank, and itself */
+/* one user in the draw: its phase and group, and itself */
 typedef struct Member
 {
 	uint64		key;			/* (phase C + group) 2^32 */
@@ -260,12 +261,6 @@ choose_radius(const double *points, int64 npoints, int width, int64 groups,
 }
 
 /*
- * out <- one pass of projected SGD over the rows of the "nmembers" users,
- * in their (random) order, each user's rows shuffled, from start: the average of the iterates over the second half
- * of the rows (the paper averages all of them, which left the model far
- * behind when a group has few rows).
- */
-/*
  * Shuffles a user's rows in place (Fisher-Yates from the secure source), so
  * that one-pass SGD sees them in a uniformly random order, not in the order
  * they arrived; "spare" holds one row.
@@ -286,6 +281,12 @@ shuffle_rows(const UldpUserRows *user, int width, double *spare)
 	}
 }
 
+/*
+ * out <- one pass of projected SGD over the rows of the "nmembers" users,
+ * in their (random) order, each user's rows shuffled, from start: the
+ * average of the iterates over the second half of the rows (the paper averages all of them, which left the model far
+ * behind when a group has few rows).
+ */
 static void
 group_iterate(const SgdProblem *problem, const Member *members, int64 nmembers,
 			  const double *start, double step, double *out)

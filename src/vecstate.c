@@ -476,8 +476,9 @@ group_pass(const UldpVecState *state, const double *from_rows, const uint32 *fro
  * writes stay in the cache, where one scatter to every user's run missed
  * it on every row.  The grouping, and the release's clipping of the rows,
  * change the state: user_dp_sgd's final function is declared READ_WRITE,
- * so PostgreSQL neither shares the state with another call nor calls the
- * final function twice.
+ * so PostgreSQL never hands the state to a second final call (no window
+ * use, no state shared with another aggregate; identical calls in one query
+ * are one aggregate, finalized once).
  */
 UldpUserRows *
 uldp_vec_user_rows(UldpVecState *state, int64 *nusers, Size per_user_extra)
