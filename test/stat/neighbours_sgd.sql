@@ -2,13 +2,13 @@
 -- each method in the list below and both losses, measured through SQL with real randomness (the
 -- approach of neighbours.sql: events of the output, Chernoff (KL) confidence bounds on their
 -- frequencies, test/lib/chernoff.sql).  Every constant is printed by test/stat/thresholds.py
--- (neighbours_sgd()).  Adding a method is one line of the list; it adds 16,800 releases (about
--- 10 s) and 6.4e-9 to the false-failure probability.
+-- (neighbours_sgd()).  Adding a method is one line of the list; with K = 4000 it adds 16,800
+-- releases (about 10 s on 200 users) and 6.4e-9 to the false-failure probability.
 --
--- Tables.  D: 200 users, user u with the two rows (x_u, -1) and (x_u, +1), x_u = (u % 21 - 10) / 10
--- in [-1, 1].  At theta = 0 every user's average gradient is exactly zero under both losses
+-- Tables.  D: 200 users (4000 for outlier_removal, see the list of methods), user u with the two
+-- rows (x_u, -1) and (x_u, +1), x_u = (u % 21 - 10) / 10 in [-1, 1].  At theta = 0 every user's average gradient is exactly zero under both losses
 -- (residuals +1 and -1, squared; +1/2 and -1/2, logistic), and theta = 0 is D's optimum.  D' = D
--- plus user 201 with three rows (1e6, 1e6), clipped to the feature radius 1 and the label bound 1
+-- plus user 0 with three rows (1e6, 1e6), clipped to the feature radius 1 and the label bound 1
 -- (logistic: label 1): the largest pull one user can have, where D's users pull nowhere.  Its
 -- gradient at 0, -(1, 1) (squared) or -(1, 1) / 2 (logistic), is 141 and 71 times the gradient
 -- clip 0.01, so it moves the release by the whole sensitivity (and a method that forgot to clip it
@@ -24,7 +24,7 @@
 -- 400 releases of D with the same method and loss, made before and independently of the audited
 -- ones, so that the buckets are fixed events for them; the edges follow each method's own scale,
 -- so a new method needs no tuning.
--- Test.  K = 4000 releases of D and of D'.  For a count k of K, the bounds
+-- Test.  K = 4000 releases of D and of D' (1000 for outlier_removal).  For a count k of K, the bounds
 --   upper = max {p >= k/K : K KL(k/K || p) <= ln(1/alpha)}, lower likewise below k/K,
 -- satisfy P(p > upper) <= alpha and P(p < lower) <= alpha; alpha = 1e-10.  (eps, delta)-DP requires
 -- p_D(b) <= e^eps p_D'(b) + delta and p_D'(b) <= e^eps p_D(b) + delta for every bucket b
@@ -58,34 +58,40 @@
 -- step's rho multiplied by 100 in sgdwinsorized.c (noise 10 times smaller), the two winsorized
 -- privacy tests failed (loss lower bounds 2.1 and 2.4, on the bucket q5 <= s < q20).
 -- False failures of the whole file, with M methods: M x 2 x 3.2e-9 (privacy) + 2 x 1.7e-11 (power)
--- + 1e-20 (no weights) = 2.56e-8 for M = 4, and <= 1e-6 up to M = 156.
--- Run time: 16,800 releases per method (100 per statement, about 1700 a second), the power check
--- as many: about 50 to 80 s with M = 4.  Releases are charged by a background worker that cannot see
+-- + 1e-20 (no weights) = 3.2e-8 for M = 5, and <= 1e-6 up to M = 156.
+-- Run time: 16,800 releases per method on 200 users (100 per statement, about 1700 a second), the
+-- power check as many: about 50 to 80 s for the four such methods; outlier_removal's 4800 about
+-- 30 s more.  Releases are charged by a background worker that cannot see
 -- uncommitted rows: the role, its budget and the data are committed first and removed at the end.
 \set prefix uldp_stat_nbg_
 \ir ../lib/prelude.sql
 
--- the methods audited, one line each: the method and the options it adds (see Releases above).
--- outlier_removal is not audited here: at eps = 1 the margin of its test's noisy weight (about
--- 214 groups' worth) exceeds the 200 groups D's users can form, so its test fails on D whatever
--- the options (8399 of 8400 releases of D measured), and the audit would only see "test failed";
--- its privacy rests on the proof in doc/privacy.md.
-CREATE TEMP TABLE methods (method text PRIMARY KEY, options jsonb NOT NULL);
+-- the methods audited, one line each: the method, the options it adds (see Releases above), the
+-- users of its D and its K.  outlier_removal needs more users: at eps = 1 the margin of its test's
+-- noisy weight is about 214 groups' worth, more than the 200 groups 200 users can form, so its
+-- test would fail on every release of D (8399 of 8400 measured) and the audit would only see "test
+-- failed".  On 4000 users (the same rows, user u as above) it fits: its test failed in 234 and 228
+-- of 2400 releases (logistic, squared; measured).  Its releases read 20 times the rows and compare
+-- its groups pairwise, so it gets K = 1000 (2400 releases a loss, about half a minute for both):
+-- the largest loss lower bound that K = 1000 can show is 3.8, the false-failure probability per
+-- loss is the same 32 alpha, and a test that fails on D with probability at most 1/4 fails the "at
+-- most half" check with probability at most exp(-2400 KL(1/2 || 1/4)) = e^-345.
+CREATE TEMP TABLE methods (method text PRIMARY KEY, options jsonb NOT NULL, users int NOT NULL, k int NOT NULL);
 INSERT INTO methods VALUES
-    ('winsorized', '{}'),
-    ('phased_erm', '{}'),
-    ('accelerated', '{}'),
-    ('robust', '{}');
+    ('winsorized', '{}', 200, 4000),
+    ('phased_erm', '{}', 200, 4000),
+    ('accelerated', '{}', 200, 4000),
+    ('robust', '{}', 200, 4000),
+    ('outlier_removal', '{}', 4000, 1000);
 
-\set k 4000
 \set pilot 400
 CREATE ROLE uldp_stat_nbg_analyst LOGIN;
 SELECT uldp.set_budget('uldp_stat_nbg_analyst', 1e9, 1) IS NULL AS budget_set \gset
--- D is u <= 200, D' is every row
+-- a method's D is 1 <= u <= its users, D' adds the user u = 0
 CREATE TABLE public.uldp_stat_nbg_data (u int, x float8[] CHECK (cardinality(x) = 1), y float8);
 INSERT INTO public.uldp_stat_nbg_data
-    SELECT u, ARRAY[(u % 21 - 10) / 10.0], y FROM generate_series(1, 200) u, unnest(ARRAY[-1, 1]) y;
-INSERT INTO public.uldp_stat_nbg_data SELECT 201, ARRAY[1e6], 1e6 FROM generate_series(1, 3);
+    SELECT u, ARRAY[(u % 21 - 10) / 10.0], y FROM generate_series(1, 4000) u, unnest(ARRAY[-1, 1]) y;
+INSERT INTO public.uldp_stat_nbg_data SELECT 0, ARRAY[1e6], 1e6 FROM generate_series(1, 3);
 GRANT SELECT ON public.uldp_stat_nbg_data TO uldp_stat_nbg_analyst;
 GRANT SELECT ON methods TO uldp_stat_nbg_analyst;
 
@@ -97,12 +103,13 @@ SELECT plan((4 * (SELECT count(*) FROM methods) + 4)::int);
 
 -- the runs: every method and loss at eps = 1, and the power check (winsorized at eps = 8); each a
 -- pilot of D and K releases of D and of D'
-CREATE TEMP TABLE runs (method text, loss text, eps float8, options jsonb);
+CREATE TEMP TABLE runs (method text, loss text, eps float8, options jsonb, users int, k int);
 INSERT INTO runs
     SELECT method, loss, eps,
            '{"feature_radius": 1, "label_bound": 1, "gradient_clip": 0.01, "iterations": 1}'::jsonb || options
-           || jsonb_build_object('method', method, 'loss', loss)
-    FROM (SELECT method, 1 AS eps, options FROM methods UNION ALL SELECT 'winsorized', 8, '{}') m,
+           || jsonb_build_object('method', method, 'loss', loss), users, k
+    FROM (SELECT method, 1 AS eps, options, users, k FROM methods
+          UNION ALL SELECT 'winsorized', 8, '{}', 200, 4000) m,
          unnest(ARRAY['squared', 'logistic']) loss;
 -- "WHERE g = g" makes the subquery correlated, so it releases (and is charged) once per g;
 -- "u + j - j" makes the 100 aggregates of a statement distinct
@@ -111,14 +118,14 @@ CREATE TEMP TABLE releases (method text, loss text, eps float8, tbl text, pilot 
 SELECT format('INSERT INTO releases SELECT %L, %L, %s, %L, %L, jsonb_array_length(r -> ''weights'') > 0, '
               '(r ->> ''test_failed'')::boolean, CASE WHEN jsonb_array_length(r -> ''weights'') > 0 '
               'THEN uldp.predict(r, ARRAY[1e6::float8]) END '
-              'FROM (SELECT unnest((SELECT ARRAY[%s] FROM uldp_stat_nbg_data WHERE u <= %s AND g = g)) AS r '
+              'FROM (SELECT unnest((SELECT ARRAY[%s] FROM uldp_stat_nbg_data WHERE u BETWEEN %s AND %s AND g = g)) AS r '
               'FROM generate_series(1, %s) g) s',
               method, loss, eps, tbl, pilot,
               string_agg(format('user_dp_sgd(x, y, u + %s - %s, %s, 1e-6, %L)', j, j, eps, options), ', '),
-              CASE tbl WHEN 'D' THEN 200 ELSE 201 END, CASE WHEN pilot THEN :pilot ELSE :k END / 100)
+              CASE tbl WHEN 'D' THEN 1 ELSE 0 END, users, CASE WHEN pilot THEN :pilot ELSE k END / 100)
 FROM runs CROSS JOIN (VALUES ('D', true), ('D', false), ('D''', false)) t(tbl, pilot)
      CROSS JOIN generate_series(1, 100) j
-GROUP BY method, loss, eps, options, tbl, pilot ORDER BY eps, method, loss, pilot DESC, tbl \gexec
+GROUP BY method, loss, eps, options, users, k, tbl, pilot ORDER BY eps, method, loss, pilot DESC, tbl \gexec
 
 -- the buckets' edges, from the pilot; the audited releases' buckets and their counts
 CREATE TEMP TABLE edges AS
@@ -129,8 +136,8 @@ CREATE TEMP TABLE loss AS
                ln(nullif(greatest(lo_d - 1e-6, 0), 0) / up_d1),
                ln(nullif(greatest(lo_d1 - 1e-6, 0), 0) / up_d)) AS lcb
     FROM (SELECT method, loss, eps, bucket, min_s, n_d, n_d1,
-                 pg_temp.kl_bound(n_d, :k, ln(1e10), false) AS lo_d, pg_temp.kl_bound(n_d, :k, ln(1e10), true) AS up_d,
-                 pg_temp.kl_bound(n_d1, :k, ln(1e10), false) AS lo_d1, pg_temp.kl_bound(n_d1, :k, ln(1e10), true) AS up_d1
+                 pg_temp.kl_bound(n_d, k, ln(1e10), false) AS lo_d, pg_temp.kl_bound(n_d, k, ln(1e10), true) AS up_d,
+                 pg_temp.kl_bound(n_d1, k, ln(1e10), false) AS lo_d1, pg_temp.kl_bound(n_d1, k, ln(1e10), true) AS up_d1
           FROM (SELECT method, loss, eps,
                        CASE WHEN NOT released THEN 'no weights' WHEN test_failed THEN 'test failed'
                             ELSE (ARRAY['s < q5', 'q5 <= s < q20', 'q20 <= s < q50', 'q50 <= s < q80',
@@ -138,14 +145,14 @@ CREATE TEMP TABLE loss AS
                        min(s) AS min_s, count(*) FILTER (WHERE tbl = 'D') AS n_d,
                        count(*) FILTER (WHERE tbl = 'D''') AS n_d1
                 FROM releases LEFT JOIN edges USING (method, loss, eps)
-                WHERE NOT pilot GROUP BY 1, 2, 3, 4) c) b;
+                WHERE NOT pilot GROUP BY 1, 2, 3, 4) c JOIN runs USING (method, loss, eps)) b;
 
-SELECT ok(n = 2 * :k + :pilot AND with_weights = n AND test_failed <= n / 2,
+SELECT ok(n = 2 * k + :pilot AND with_weights = n AND test_failed <= n / 2,
           format('%s, %s, eps = %s: %s releases, %s with weights (all), %s whose test failed (at most half)',
                  method, loss, eps, n, with_weights, test_failed))
 FROM (SELECT method, loss, eps, count(*) AS n, count(*) FILTER (WHERE released) AS with_weights,
              count(*) FILTER (WHERE test_failed) AS test_failed
-      FROM releases GROUP BY method, loss, eps) r
+      FROM releases GROUP BY method, loss, eps) r JOIN runs USING (method, loss, eps)
 ORDER BY eps, method, loss;
 SELECT ok(max(lcb) <= 1,
           format('%s, %s, (1, 1e-6)-DP: largest loss lower bound %s%s; largest |log ratio| of the counts %s;'

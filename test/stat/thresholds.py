@@ -925,6 +925,11 @@ def ng_power_failure(eps):
     return total, max(0.0, below[0] + (1 - below[-1]))
 
 
+# outlier_removal's audit: a larger D (its test needs more groups than 200 users form), fewer releases
+NG_OUTLIER_USERS = 4000
+NG_OUTLIER_K = 1000
+
+
 def neighbours_sgd():
     print("== neighbours_sgd.sql: D %d users, K = %d, pilot %d, edges at %s, alpha %g"
           % (NG_N, NG_K, NG_PILOT, NG_LEVELS, NG_ALPHA))
@@ -950,8 +955,14 @@ def neighbours_sgd():
     fixed = 2 * (fail + per_loss * empty[NG_POWER_EPS])
     print("   each method, 2 losses x (%d buckets x 4 bounds x %g + %d releases x P(no weights)) = %.3g;"
           " the power check %.3g" % (NG_BUCKETS, NG_ALPHA, per_loss, method, fixed))
-    print("   P(false failure) <= M x %.3g + %.3g: %.3g for M = 4 methods, <= 1e-6 up to M = %d"
-          % (method, fixed, 4 * method + fixed, math.floor((1e-6 - fixed) / method)))
+    print("   P(false failure) <= M x %.3g + %.3g: %.3g for M = 5 methods, <= 1e-6 up to M = %d"
+          % (method, fixed, 5 * method + fixed, math.floor((1e-6 - fixed) / method)))
+    k, per_loss = NG_OUTLIER_K, NG_PILOT + 2 * NG_OUTLIER_K
+    half = per_loss * (0.5 * math.log(0.5 / 0.25) + 0.5 * math.log(0.5 / 0.75))
+    print("   outlier_removal (D of %d users, K = %d): the largest loss lower bound it can show %.3f;"
+          " a test failing on D with probability <= 1/4 fails 'at most half' of %d releases with"
+          " probability <= e^-%.0f" % (NG_OUTLIER_USERS, k, math.log(kl_lower(k, k, lnia) / kl_upper(0, k, lnia)),
+                                      per_loss, half))
 
 
 if __name__ == "__main__":
