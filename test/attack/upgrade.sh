@@ -24,6 +24,10 @@ old_charge() { # old_charge ROLE EPSILON [DELTA]: a charge as the 0.1-0.3 worker
     sql -c "SELECT status FROM uldp._charge('$1'::regrole, 'user_dp_mean', $2, ${3:-0})"
 }
 LEDGER_COLS="id, at, function, epsilon, delta"
+ledger_and_budgets() { # every ledger row (id, role, hash) and every budget's spent epsilon, from 0.4 on
+    sql -c "SELECT (SELECT string_agg(concat_ws(' ', id, role, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data)
+        || '/' || (SELECT string_agg(concat_ws(' ', role, epsilon_spent), ';' ORDER BY role) FROM uldp.budget_data)"
+}
 
 attack_drop_roles || exit 1
 attack_at_exit attack_drop_roles
@@ -108,12 +112,10 @@ is "$(sql -c "SELECT valid, entries, encode(head, 'hex'), problem IS NULL FROM u
     "t|11|$head_before|t" "verify_ledger after the update to 0.4: valid, the same head"
 
 # 0.4 -> 0.5: user_dp_count; budgets and ledger untouched
-state_04="$(sql -c "SELECT (SELECT string_agg(concat_ws(' ', id, role, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data)
-    || '/' || (SELECT string_agg(concat_ws(' ', role, epsilon_spent), ';' ORDER BY role) FROM uldp.budget_data)")"
+state_04="$(ledger_and_budgets)"
 sql -c "ALTER EXTENSION uldp UPDATE TO '0.5'" || exit 1
 is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.5" "updated to 0.5"
-is "$(sql -c "SELECT (SELECT string_agg(concat_ws(' ', id, role, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data)
-    || '/' || (SELECT string_agg(concat_ws(' ', role, epsilon_spent), ';' ORDER BY role) FROM uldp.budget_data)")" \
+is "$(ledger_and_budgets)" \
     "$state_04" "0.5 keeps every ledger row and budget"
 is "$(sql -c "SELECT count(*) FROM pg_proc WHERE proname IN ('user_dp_count', 'user_dp_count_ci')")" "2" \
     "0.5 adds user_dp_count and user_dp_count_ci"
@@ -128,12 +130,10 @@ is "$(sql -c "SELECT valid, entries, problem IS NULL FROM uldp.verify_ledger('\\
     "verify_ledger: the version 2 row is chained on top, and the head before the update is in the chain"
 
 # 0.5 -> 0.6 (the default version): user_dp_sgd's final function becomes READ_WRITE
-state_05="$(sql -c "SELECT (SELECT string_agg(concat_ws(' ', id, role, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data)
-    || '/' || (SELECT string_agg(concat_ws(' ', role, epsilon_spent), ';' ORDER BY role) FROM uldp.budget_data)")"
+state_05="$(ledger_and_budgets)"
 sql -c 'ALTER EXTENSION uldp UPDATE' || exit 1
 is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.6" "updated to 0.6 (the default version)"
-is "$(sql -c "SELECT (SELECT string_agg(concat_ws(' ', id, role, encode(hash, 'hex')), ';' ORDER BY id) FROM uldp.ledger_data)
-    || '/' || (SELECT string_agg(concat_ws(' ', role, epsilon_spent), ';' ORDER BY role) FROM uldp.budget_data)")" \
+is "$(ledger_and_budgets)" \
     "$state_05" "0.6 keeps every ledger row and budget"
 is "$(sql -c "SELECT string_agg(a.aggfinalmodify::text, '' ORDER BY p.oid) FROM pg_aggregate a
     JOIN pg_proc p ON p.oid = a.aggfnoid WHERE p.proname = 'user_dp_sgd' AND a.aggfinalfn = 'uldp.sgd_finalfn'::regproc")" \
