@@ -672,21 +672,27 @@ def plot_methods(res, img, tmp, gnuplot, svg_term):
             pts.append((c["n"], s["row_gradients"] or 0, mu, lo, mu + (se or 0)))
         return pts
 
+    def write_blocks(path, keep):
+        """One gnuplot data block per (loss, m, method), of the series' points that "keep" accepts;
+        returns the blocks' keys in file order (gnuplot's "index")."""
+        blocks = []
+        with open(path, "w") as f:
+            for loss in losses:
+                for m in ms:
+                    for mt in present:
+                        f.write("# %s m=%d %s\n" % (loss, m, mt))
+                        pts = [p for p in series(loss, m, mt) if keep(p)]
+                        for p in pts:
+                            f.write("%d %g %g %g %g\n" % p)
+                        if not pts:
+                            f.write("NaN NaN NaN NaN NaN\n")
+                        f.write("\n\n")
+                        blocks.append((loss, m, mt))
+        return blocks
+
     out1 = os.path.join(img, "learning_methods_n.svg")
     dat = os.path.join(tmp, "methods_n.dat")
-    blocks = []
-    with open(dat, "w") as f:
-        for loss in losses:
-            for m in ms:
-                for mt in present:
-                    f.write("# %s m=%d %s\n" % (loss, m, mt))
-                    pts = series(loss, m, mt)
-                    for p in pts:
-                        f.write("%d %g %g %g %g\n" % p)
-                    if not pts:
-                        f.write("NaN NaN NaN NaN NaN\n")
-                    f.write("\n\n")
-                    blocks.append((loss, m, mt))
+    blocks = write_blocks(dat, lambda p: True)
     script = [svg_term.replace("size 640,420", "size %d,%d" % (420 * len(ms) + 40, 330 * len(losses) + 20)),
               "set output '%s'" % out1,
               "set multiplot layout %d,%d" % (len(losses), len(ms)),
@@ -711,19 +717,7 @@ def plot_methods(res, img, tmp, gnuplot, svg_term):
 
     out2 = os.path.join(img, "learning_methods_work.svg")
     dat2 = os.path.join(tmp, "methods_work.dat")
-    blocks = []
-    with open(dat2, "w") as f:
-        for loss in losses:
-            for m in ms:
-                for mt in present:
-                    f.write("# %s m=%d %s\n" % (loss, m, mt))
-                    pts = [p for p in series(loss, m, mt) if p[1] > 0]
-                    for p in pts:
-                        f.write("%d %g %g %g %g\n" % p)
-                    if not pts:
-                        f.write("NaN NaN NaN NaN NaN\n")
-                    f.write("\n\n")
-                    blocks.append((loss, m, mt))
+    blocks = write_blocks(dat2, lambda p: p[1] > 0)   # points with a count of row gradients
     pts_types = [7, 5, 9, 11, 13]
     script = [svg_term.replace("size 640,420", "size %d,%d" % (480 * len(losses) + 40,
                                                              390 + 16 * ((len(present) * len(ms) + 1) // 2))),
