@@ -1,5 +1,5 @@
 -- test/pgtap/learning_outlier.sql -- user_dp_sgd's method "outlier_removal" (uldp 0.6, Lowy et al.
--- 2024, Algorithm 1) with real randomness: the shape and the public facts of its models, the
+-- 2024, Algorithm 1), mostly with real randomness: the shape and the public facts of its models, the
 -- failed test's initial point, the ball, budget charging, refusals, protected tables.
 --
 -- Budget charges are committed by a background worker that cannot see uncommitted rows: the
@@ -28,10 +28,17 @@ SELECT plan(25);
 
 -- Models at epsilon 500, where the noise is small against what it measures and the test
 -- passes on these concentrated users (in the seeded mode the weight's lower bound is 1.3 to
--- 1.4 times the floor at epsilon 32 already); and five at epsilon 1 over 200 users, whose test
--- fails unless the weight's noise exceeds 3.1 standard deviations (37.7 points: the weight is
--- at most 200 points, the margin 220 and the floor 98): with the subgaussian tail, one passes
--- with probability below 0.008, all five below 1e-9.
+-- 1.4 times the floor at epsilon 32 already).  Whether the groups' points concentrate depends
+-- on the random groups and row orders, for which no bound is derived, so these three are drawn
+-- in the seeded mode and the checks that read their accuracy and their test cannot fail by
+-- chance.  (With real randomness: 0 failed tests in 300 releases of each, the linear weights
+-- within 0.02 of 2 and -1 against the check's 0.5, the logistic ones beyond +-4 against 0.5.)
+-- Then five at epsilon 1 over 200 users, with real randomness, whose test fails unless the
+-- weight's noise exceeds 3.1 standard deviations (37.7 points: the weight is at most 200
+-- points, the margin 220 and the floor 98): with the subgaussian tail, one passes with
+-- probability below 0.008, and the check (at least one fails) fails only if all five pass,
+-- below 1e-9.
+SET uldp.test_seed = 71;
 SET SESSION AUTHORIZATION uldp_tap_outlier_analyst;
 CREATE TEMP TABLE models AS
     SELECT 'logistic' AS name, user_dp_sgd(v, c, u, 500, 1e-6, '{"method": "outlier_removal", "loss": "logistic"}') AS m
@@ -42,6 +49,9 @@ CREATE TEMP TABLE models AS
     UNION ALL
     SELECT 'squared', user_dp_sgd(v, y, u, 500, 1e-6, '{"method": "outlier_removal", "phases": 2}')
     FROM uldp_tap_outlier_rows;
+RESET SESSION AUTHORIZATION;
+RESET uldp.test_seed;
+SET SESSION AUTHORIZATION uldp_tap_outlier_analyst;
 INSERT INTO models
     SELECT 'few users ' || i, (SELECT user_dp_sgd(v, c, u, 1, 1e-6, '{"method": "outlier_removal", "loss": "logistic"}')
                                FROM uldp_tap_outlier_rows WHERE u <= 200 AND i > 0)
