@@ -20,6 +20,8 @@ typedef unsigned __int128 uldp_uint128;
 extern uint64_t uldp_uniform_u64(uint64_t bound);
 extern uldp_uint128 uldp_uniform_u128(uldp_uint128 bound);
 extern bool uldp_bernoulli(uldp_uint128 num, uldp_uint128 den);
+/* Bernoulli(exp(-gamma')), gamma' = gamma >= 0 rounded down to 24 bits */
+extern bool uldp_bernoulli_exp(double gamma);
 
 extern uldp_int128 uldp_discrete_laplace(uint64_t sensitivity, double epsilon);
 extern double uldp_discrete_laplace_tail(uint64_t sensitivity, double epsilon,
