@@ -51,7 +51,7 @@ uldp_gaussian_steps(double rho)
 int128
 uldp_gaussian_grid_noise(void)
 {
-	return uldp_discrete_gaussian(NOISE_STEPS * NOISE_STEPS);
+	return uldp_gaussian_noise(NOISE_STEPS * NOISE_STEPS);
 }
 
 /*

@@ -1,24 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * noise.c
- *	  Discrete Laplace noise and the exponential mechanism.
+ *	  The exponential mechanism, and the server's entry to the exact
+ *	  discrete Gaussian sampler.
  *
- * Discrete Laplace.  uldp never adds floating-point noise to a statistic.
- * Sums are accumulated as integers on a power-of-two grid (see release.c)
- * and perturbed by integer noise Z with P(Z = z) proportional to
- * exp(-|z| * epsilon / sensitivity), drawn with the exact rejection sampler
- * of Canonne, Kamath and Steinke ("The Discrete Gaussian for Differential
- * Privacy", 2020, Algorithms 1 and 2).  It needs only uniform integers and
- * Bernoulli trials with rational parameters, so its output distribution is
- * exactly the stated one: no logarithm of a floating-point uniform, hence no
- * gaps or bias in the low-order bits (Mironov 2012).
- *
- * The discrete Gaussian (CKS Algorithm 3) is built from the same parts and
- * serves the releases accounted in zCDP (accountant.c).
- *
- * Epsilon is a double, i.e. a dyadic rational; it is rounded *down* to 24
- * significant bits so the Laplace parameter is a ratio of integers that fits
- * in 128 bits.  Rounding down only adds noise.
+ * The discrete Laplace and Gaussian samplers live in src/local/exactnoise.c,
+ * free of PostgreSQL so that the client library draws its local reports'
+ * noise with the same code.  Here the Gaussian refuses variances outside
+ * its exact range with a PostgreSQL error.
  *
  * Exponential mechanism.  uldp_exponential_select() selects one integer of
  * a domain of up to 2^64 candidates, cut into segments of candidates that
@@ -57,227 +46,18 @@
 #include "params.h"
 #include "random.h"
 
-/* significant bits kept of epsilon */
-#define DYADIC_BITS 24
-
-/* A positive dyadic rational num / 2^shift, used for epsilon. */
-typedef struct Dyadic
-{
-	uint64		num;
-	int			shift;
-} Dyadic;
-
-/* The largest dyadic rational with DYADIC_BITS significant bits <= x. */
-static Dyadic
-dyadic_floor(double x)
-{
-	Dyadic		result;
-	int			exponent;
-	double		mantissa = frexp(x, &exponent);
-
-	Assert(x > 0 && isfinite(x));
-	result.num = (uint64) floor(ldexp(mantissa, DYADIC_BITS));
-	result.shift = DYADIC_BITS - exponent;
-	/* strip factors of two so that the numbers stay small */
-	while ((result.num & 1) == 0 && result.shift > 0)
-	{
-		result.num >>= 1;
-		result.shift--;
-	}
-	return result;
-}
-
-/* Bernoulli(exp(-num/den)) for 0 <= num <= den (CKS Algorithm 1). */
-static bool
-bernoulli_exp_fraction(uint128 num, uint128 den)
-{
-	uint64		k = 1;
-
-	/* Bernoulli(gamma / k) is Bernoulli(gamma) and Bernoulli(1 / k) */
-	while (uldp_bernoulli(num, den) && uldp_uniform_u64(k) == 0)
-		k++;
-	return (k % 2) == 1;
-}
-
 /*
- * Integer Z with P(Z = z) proportional to exp(-|z| * s / t)
- * (CKS Algorithm 2), t, s >= 1.
- */
-static int128
-discrete_laplace_ts(uint128 t, uint128 s)
-{
-	for (;;)
-	{
-		uint128		u = uldp_uniform_u128(t);
-		uint128		v = 0;
-		uint128		y;
-		bool		negative;
-
-		if (!bernoulli_exp_fraction(u, t))
-			continue;
-		while (bernoulli_exp_fraction(1, 1))
-			v++;
-		y = (u + t * v) / s;
-		negative = uldp_bernoulli(1, 2);
-		if (negative && y == 0)
-			continue;
-		return negative ? -(int128) y : (int128) y;
-	}
-}
-
-/*
- * Discrete Laplace noise for an integer query of the given sensitivity:
- * P(Z = z) proportional to exp(-|z| * epsilon' / sensitivity), where
- * epsilon' <= epsilon is epsilon rounded down to a dyadic rational.
- * Callers keep epsilon within [ULDP_MIN_EPSILON / 20, ULDP_MAX_EPSILON]
- * and sensitivity below 2^48, so that the shift is non-negative (epsilon
- * < 2^24) and t = sensitivity * 2^shift < 2^48 * 2^48 fits in 128 bits.
+ * Discrete Gaussian noise of variance parameter sigma2 (exactnoise.c).
+ * Every variance a release can request lies in the sampler's range
+ * (doc/privacy.md); outside it the sampler refuses rather than clamp, since
+ * a clamped variance would no longer be the one the release accounts for.
  */
 int128
-uldp_discrete_laplace(uint64 sensitivity, double epsilon)
+uldp_gaussian_noise(double sigma2)
 {
-	Dyadic		eps = dyadic_floor(epsilon);
-
-	Assert(sensitivity > 0 && eps.shift >= 0);
-	return discrete_laplace_ts(((uint128) sensitivity) << eps.shift, eps.num);
-}
-
-/*
- * The smallest k with P(|Z| > k) <= alpha for the noise Z of
- * uldp_discrete_laplace(sensitivity, epsilon), as a double (k may exceed
- * 2^63).  With q = exp(-epsilon' / sensitivity), P(|Z| > k) =
- * 2 q^(k + 1) / (1 + q), which grows with q; epsilon' is epsilon rounded
- * down to 24 significant bits by the sampler, so computing k with a
- * slightly smaller epsilon (and rounding the quotient up) can only widen
- * the interval [-k, k].
- */
-double
-uldp_discrete_laplace_tail(uint64 sensitivity, double epsilon, double alpha)
-{
-	double		rate = epsilon * (1 - 0x1p-22) / (double) sensitivity;
-
-	return Max(ceil(log(2 / (alpha * (1 + exp(-rate)))) / rate * (1 + 1e-12)) - 1, 0);
-}
-
-/* Bernoulli(exp(-num/den)) for any num >= 0 (CKS Algorithm 1, gamma > 1) */
-static bool
-bernoulli_exp(uint128 num, uint128 den)
-{
-	for (uint128 whole = num / den; whole > 0; whole--)
-		if (!bernoulli_exp_fraction(1, 1))
-			return false;
-	return bernoulli_exp_fraction(num % den, den);
-}
-
-/*
- * Bernoulli(exp(-d^2/den)) for d < 2^126 and 0 < den <= 2^124, exactly,
- * although d^2 may not fit in 128 bits.  With d = n 2^j + r, r < 2^j, and
- * j chosen so that d 2^j fits:
- *		d^2 / den = n (d 2^j / den) + d r / den,
- * so the trial is n trials of Bernoulli(exp(-d 2^j / den)) and one of
- * Bernoulli(exp(-d r / den)), all of which must succeed.  When n > 0,
- * d 2^j >= 2^125 >= 2 den, so each of the n trials fails with probability
- * at least 1 - exp(-2): the loop stops after a couple of trials.
- */
-static bool
-bernoulli_exp_square(uint128 d, uint128 den)
-{
-	int			j = 126;
-	uint128		n;
-
-	for (uint128 rest = d; rest > 0; rest >>= 1)
-		j--;
-	for (n = d >> j; n > 0; n--)
-		if (!bernoulli_exp(d << j, den))
-			return false;
-	return bernoulli_exp(d * (d & ((((uint128) 1) << j) - 1)), den);
-}
-
-/* sigma2 rounded up to DYADIC_BITS significant bits: num / 2^shift */
-static Dyadic
-dyadic_ceil(double sigma2)
-{
-	Dyadic		result;
-	int			exponent;
-	double		mantissa = frexp(sigma2, &exponent);
-
-	result.num = (uint64) ceil(ldexp(mantissa, DYADIC_BITS));
-	result.shift = DYADIC_BITS - exponent;
-	return result;
-}
-
-/*
- * The variance parameter that uldp_discrete_gaussian(sigma2) actually uses:
- * sigma2 rounded up to DYADIC_BITS significant bits (a double, exactly).
- * Thresholds that rely on the noise's tail must use this value.
- */
-double
-uldp_discrete_gaussian_variance(double sigma2)
-{
-	Dyadic		s = dyadic_ceil(sigma2);
-
-	return ldexp((double) s.num, -s.shift);
-}
-
-/* Whether uldp_discrete_gaussian can draw with this variance. */
-bool
-uldp_discrete_gaussian_supports(double sigma2)
-{
-	return sigma2 >= ULDP_GAUSSIAN_MIN_VARIANCE && sigma2 <= ULDP_GAUSSIAN_MAX_VARIANCE;
-}
-
-/*
- * Discrete Gaussian noise: P(Z = z) proportional to exp(-z^2 / (2 sigma2'))
- * (CKS Algorithm 3), where sigma2' = uldp_discrete_gaussian_variance(sigma2)
- * >= sigma2 (rounding up only adds noise).  With sigma2' = num / den and
- * t = floor(sqrt(sigma2')) + 1, a discrete Laplace draw Y of scale t is kept
- * with probability exp(-(|Y| t den - num)^2 / (2 num den t^2)).
- *
- * Range.  For sigma2 in [2^-64, 2^60] (ULDP_GAUSSIAN_*_VARIANCE), the
- * denominator 2 num den t^2 is at most 2^124: below 1, den <= 2^87,
- * num < 2^24 and t = 1 (2^112); from 1 to 2^24, num den < 2^49 and
- * t^2 <= 4 sigma2' (2^75); above 2^24, den = 1 and num, t^2 <= 2^60 (2^122).
- * The acceptance trial is exact for every distance below 2^126
- * (bernoulli_exp_square).  Only a proposal with |Y| t den >= 2^125 is
- * rejected without a trial, so that the products fit: the output is the
- * discrete Gaussian conditioned on |Z| < 2^125 / (t den), which leaves out
- * a mass below exp(-2^120) (there z^2 / (2 sigma2') >= 2^249 / 2^124).
- * That is a statistical distance far below the 2^-40 delta that every
- * release keeps in reserve (ULDP_SPEND_MARGIN: 2^-40 * 1e-100).
- * Every variance a release can request lies in the range (doc/privacy.md);
- * outside it the sampler refuses rather than clamp, since a clamped
- * variance would no longer be the one the release accounts for.
- */
-int128
-uldp_discrete_gaussian(double sigma2)
-{
-	Dyadic		s;
-	uint128		num;
-	uint128		den = 1;
-	uint128		t;
-
 	if (!uldp_discrete_gaussian_supports(sigma2))
 		elog(ERROR, "discrete Gaussian variance %g is outside the sampler's range", sigma2);
-	s = dyadic_ceil(sigma2);
-	num = s.num;
-	if (s.shift >= 0)
-		den <<= s.shift;
-	else
-		num <<= -s.shift;
-	t = (uint128) floor(sqrt(ldexp((double) s.num, -s.shift))) + 1;
-	for (;;)
-	{
-		int128		y = discrete_laplace_ts(t, 1);
-		uint128		magnitude = y < 0 ? -y : y;
-		uint128		scaled;
-
-		if (magnitude >= (((uint128) 1) << 125) / (t * den))
-			continue;
-		scaled = magnitude * t * den;
-		if (bernoulli_exp_square(scaled > num ? scaled - num : num - scaled,
-								 2 * num * den * t * t))
-			return y;
-	}
+	return uldp_discrete_gaussian(sigma2);
 }
 
 /* shrinks epsilon to absorb the rounding of the log-weights (see above) */

@@ -3,23 +3,18 @@
  * noise.h
  *	  Noise that floating-point arithmetic cannot betray: the discrete
  *	  Laplace and Gaussian distributions sampled with integer arithmetic
- *	  only, and the exponential mechanism over a huge integer domain.
+ *	  only (src/local/exactnoise.c, shared with the client library), and
+ *	  the exponential mechanism over a huge integer domain.
  *
  *-------------------------------------------------------------------------
  */
 #ifndef ULDP_NOISE_H
 #define ULDP_NOISE_H
 
-extern int128 uldp_discrete_laplace(uint64 sensitivity, double epsilon);
-extern double uldp_discrete_laplace_tail(uint64 sensitivity, double epsilon,
-										 double alpha);
-/* the variances the discrete Gaussian sampler can draw with, exactly */
-#define ULDP_GAUSSIAN_MIN_VARIANCE 0x1p-64
-#define ULDP_GAUSSIAN_MAX_VARIANCE 0x1p60
+#include "local/exactnoise.h"
 
-extern int128 uldp_discrete_gaussian(double sigma2);
-extern double uldp_discrete_gaussian_variance(double sigma2);
-extern bool uldp_discrete_gaussian_supports(double sigma2);
+extern int128 uldp_gaussian_noise(double sigma2);
+
 /*
  * The exponential mechanism over a domain of integers cut into segments of
  * candidates that share a score and a prior (see uldp_exponential_select).

@@ -14,9 +14,10 @@ extern int	uldp_test_seed;
 
 extern void uldp_test_seed_assign(int newval, void *extra);
 
+/* the host's random bits for src/local/ (host.h) */
 extern uint64 uldp_random_u64(void);
-extern uint64 uldp_uniform_u64(uint64 bound);
-extern uint128 uldp_uniform_u128(uint128 bound);
-extern bool uldp_bernoulli(uint128 num, uint128 den);
+
+/* exact uniform integers and Bernoulli trials from these bits */
+#include "local/exactnoise.h"
 
 #endif							/* ULDP_RANDOM_H */

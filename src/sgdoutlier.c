@@ -438,7 +438,7 @@ outlier_fit(const SgdProblem *problem, const UldpUserCount *count, double rho,
 						  plan.rho);
 		weight_low = (double) (uldp_group_inlier_mean(points, npoints, width, r, radius,
 													  counts, theta) +
-							   uldp_discrete_gaussian(plan.weight_variance)) /
+							   uldp_gaussian_noise(plan.weight_variance)) /
 			ULDP_GROUP_INLIER_WEIGHT_UNIT - plan.margin;
 		if (weight_low < plan.least_weight)
 		{

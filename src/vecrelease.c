@@ -156,7 +156,7 @@ uldp_noisy_count(int64 n, double rho)
 {
 	UldpUserCount count;
 
-	count.noisy = (double) (n + uldp_discrete_gaussian(count_variance(rho)));
+	count.noisy = (double) (n + uldp_gaussian_noise(count_variance(rho)));
 	count.at_least = count.noisy -
 		count_sigma(rho) * sqrt(2 * log(1 / ULDP_SELECTION_FAILURE)) * (1 + 0x1p-40);
 	return count;
