@@ -17,7 +17,6 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
-#include "port/pg_bitutils.h"
 
 #include "random.h"
 
