@@ -39,8 +39,8 @@
 
 #include <math.h>
 
+#include "common/shortest_dec.h"
 #include "lib/stringinfo.h"
-#include "utils/float.h"
 
 #include "ldpdecode.h"
 
@@ -113,7 +113,7 @@ append_array(StringInfo out, const char *key, const double *values, int count)
 {
 	appendStringInfo(out, "\"%s\": [", key);
 	for (int i = 0; i < count; i++)
-		appendStringInfo(out, "%s%s", i > 0 ? ", " : "", float8out_internal(values[i]));
+		appendStringInfo(out, "%s%s", i > 0 ? ", " : "", double_to_shortest_decimal(values[i]));
 	appendStringInfoChar(out, ']');
 }
 
@@ -162,7 +162,7 @@ range_result(UldpLdpDecoder *decoder, StringInfo out)
 		decode_range(decoder, l, &lower[l], &upper[l]);
 	if (decoder->round->kind == ULDP_LOCAL_RANGE)
 		appendStringInfo(out, "{\"lower\": %s, \"upper\": %s",
-						 float8out_internal(lower[0]), float8out_internal(upper[0]));
+						 double_to_shortest_decimal(lower[0]), double_to_shortest_decimal(upper[0]));
 	else
 	{
 		appendStringInfoChar(out, '{');
@@ -190,9 +190,9 @@ scalar_mean_result(UldpLdpDecoder *decoder, StringInfo out)
 		half_width = Z_95 * sqrt(uldp_local_report_variance(round, 0) / decoder->reports);
 	}
 	appendStringInfo(out, "{\"estimate\": %s, \"ci_lower\": %s, \"ci_upper\": %s",
-					 float8out_internal(estimate),
-					 float8out_internal(estimate - half_width),
-					 float8out_internal(estimate + half_width));
+					 double_to_shortest_decimal(estimate),
+					 double_to_shortest_decimal(estimate - half_width),
+					 double_to_shortest_decimal(estimate + half_width));
 }
 
 static void

@@ -19,11 +19,11 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "common/shortest_dec.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
-#include "utils/float.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
@@ -202,9 +202,9 @@ uldp_ldp_sgd_step(PG_FUNCTION_ARGS)
 	appendStringInfo(&out, "{\"loss\": \"%s\", \"weights\": [",
 					 round.local.loss == ULDP_LOCAL_LOGISTIC ? "logistic" : "squared");
 	for (int j = 0; j < width; j++)
-		appendStringInfo(&out, "%s%s", j > 0 ? ", " : "", float8out_internal(weights[j]));
+		appendStringInfo(&out, "%s%s", j > 0 ? ", " : "", double_to_shortest_decimal(weights[j]));
 	appendStringInfo(&out, "], \"feature_radius\": %s}",
-					 float8out_internal(round.local.feature_radius));
+					 double_to_shortest_decimal(round.local.feature_radius));
 	model = SPI_datumTransfer(JsonbPGetDatum(uldp_ldp_jsonb(out.data)), false, -1);
 	SPI_finish();
 	PG_RETURN_DATUM(model);
