@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/attack/upgrade.sh -- ALTER EXTENSION uldp UPDATE from 0.1 through 0.2, 0.3 and 0.4 to 0.5 keeps
+# test/attack/upgrade.sh -- ALTER EXTENSION uldp UPDATE from 0.1 through every version to 0.7 keeps
 # budgets and ledger. A database that ran 0.1 (budgets, charges, a reset; a second role that is
 # dropped before 0.4) is updated step by step. 0.2 chains the existing rows in id order and
 # verify_ledger() finds them valid; 0.3 keeps rows, hashes and budgets and adds the learning
@@ -8,7 +8,9 @@
 # 1), verifies with the same head, charges new releases by name in version 2 rows chained on top,
 # keeps the budget across DROP ROLE + CREATE ROLE, and refuses DROP EXTENSION; 0.5 adds
 # user_dp_count and keeps every ledger row and budget; 0.6 declares user_dp_sgd's final function
-# READ_WRITE (the four aggregates created anew) and keeps every ledger row and budget.
+# READ_WRITE (the four aggregates created anew) and keeps every ledger row and budget; 0.7 adds the
+# local protocol's functions and tables (kept by pg_dump), keeps every ledger row and budget, and
+# runs a round without charging any budget.
 #
 # The library is always the newest, whose budget worker calls the 0.4 uldp._charge: before 0.4
 # the charges are made by calling that version's uldp._charge(oid, ...) as superuser, which is
@@ -129,10 +131,10 @@ is "$(sql -c "SELECT epsilon_spent FROM uldp.budget_data WHERE role = '$A'")" "1
 is "$(sql -c "SELECT valid, entries, problem IS NULL FROM uldp.verify_ledger('\\x$head_before')")" "t|12|t" \
     "verify_ledger: the version 2 row is chained on top, and the head before the update is in the chain"
 
-# 0.5 -> 0.6 (the default version): user_dp_sgd's final function becomes READ_WRITE
+# 0.5 -> 0.6: user_dp_sgd's final function becomes READ_WRITE
 state_05="$(ledger_and_budgets)"
-sql -c 'ALTER EXTENSION uldp UPDATE' || exit 1
-is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.6" "updated to 0.6 (the default version)"
+sql -c "ALTER EXTENSION uldp UPDATE TO '0.6'" || exit 1
+is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.6" "updated to 0.6"
 is "$(ledger_and_budgets)" \
     "$state_05" "0.6 keeps every ledger row and budget"
 is "$(sql -c "SELECT string_agg(a.aggfinalmodify::text, '' ORDER BY p.oid) FROM pg_aggregate a
@@ -141,6 +143,23 @@ is "$(sql -c "SELECT string_agg(a.aggfinalmodify::text, '' ORDER BY p.oid) FROM 
 out="$(sql -c "SELECT uldp.set_budget(current_user::regrole, 1000, 1e-3)" \
     -c "SELECT user_dp_sgd(ARRAY[amount::float8], amount::float8, user_id, 1.0, 1e-6, '{\"dimension\": 1}') FROM visits" 2>&1)"
 ok_if "and user_dp_sgd releases a model after the update" grep -q '"weights"' <<<"$out" || diag "$out"
+
+# 0.6 -> 0.7 (the default version): the local protocol's rounds and reports
+state_06="$(ledger_and_budgets)"
+sql -c 'ALTER EXTENSION uldp UPDATE' || exit 1
+is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.7" "updated to 0.7 (the default version)"
+is "$(ledger_and_budgets)" "$state_06" "0.7 keeps every ledger row and budget"
+is "$(sql -c "SELECT count(*) FROM (VALUES ('uldp.ldp_round(text, jsonb)'), ('uldp.ldp_round_info(bigint)'),
+    ('uldp.ldp_report(bigint, float8[])'), ('uldp.ldp_submit(bigint, text, jsonb)'), ('uldp.ldp_result(bigint)'),
+    ('uldp.ldp_sgd_step(bigint)'), ('uldp.ldp_ingest()'), ('uldp.shuffle_epsilon(float8, bigint, float8)')) f(name)
+    WHERE to_regprocedure(name) IS NOT NULL")" "8" "0.7 adds the eight functions of the local protocol"
+is "$(sql -c "SELECT string_agg(c.relname, ',' ORDER BY c.relname) FROM pg_extension e, unnest(e.extconfig) t(oid)
+    JOIN pg_class c ON c.oid = t.oid WHERE e.extname = 'uldp' AND c.relname LIKE 'ldp%'")" \
+    "ldp_reports,ldp_rounds,ldp_rounds_id_seq" "and its tables, which pg_dump keeps"
+round="$(sql -c "SELECT uldp.ldp_round('range', '{\"bound\": 10, \"tau\": 1, \"epsilon\": 1}')")"
+sql -c "SELECT uldp.ldp_submit($round, 'u1', uldp.ldp_report($round, ARRAY[2.5]))" >/dev/null || exit 1
+is "$(sql -c "SELECT uldp.ldp_result($round) ->> 'reports'")" "1" "a round runs after the update"
+is "$(ledger_and_budgets)" "$state_06" "and charges no budget"
 
 sql -c "REVOKE SELECT ON visits FROM $A" -c "DROP ROLE $A" -c "CREATE ROLE $A LOGIN" \
     -c "GRANT SELECT ON visits TO $A" || exit 1
