@@ -196,7 +196,7 @@ check_server_parameters(UldpLocalKind kind, Jsonb *params)
 	if (kind == ULDP_LOCAL_RANGE || kind == ULDP_LOCAL_VECTOR_RANGE)
 		refuse_parameter("range_round", "only mean, vector_mean and gradient rounds take it",
 						 "Leave it out: range rounds need no earlier round.");
-	if (!(range_round >= 1 && range_round <= PG_INT64_MAX && range_round == floor(range_round)))
+	if (!(range_round >= 1 && range_round < 0x1p63 && range_round == floor(range_round)))
 		refuse_parameter("range_round", "not a round id",
 						 "Pass the id of a closed range round, as uldp.ldp_round returned it.");
 	return (int64) range_round;
