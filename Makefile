@@ -1,4 +1,9 @@
 EXTENSION = uldp
+# The client library (src/local/, libc only): linked into the extension,
+# which provides its host (random bits, memory), and built again below
+# without any PostgreSQL include path as libuldp_local.a and uldp-local.
+LOCAL_MODULES = error json xoshiro hadamard round summary grids report \
+	reportjson shuffle exactnoise
 MODULE_big = uldp
 OBJS = src/uldp.o src/random.o src/noise.o src/params.o src/userstate.o \
 	src/range.o src/release.o src/budget.o \
@@ -8,8 +13,8 @@ OBJS = src/uldp.o src/random.o src/noise.o src/params.o src/userstate.o \
 	src/vecrelease.o src/sgd.o src/abovethreshold.o src/gaussvec.o src/sgdproblem.o src/sgdwinsorized.o src/sgdphased.o src/sgdphases.o src/sgdaccelerated.o src/sgdrobust.o src/concentration.o src/sgdoutlier.o src/statement.o src/dimension.o \
 	src/budgetadmin.o src/dropguard.o src/grid.o \
 	src/clipping.o src/count.o src/quantstate.o src/quantile.o \
-	src/local/exactnoise.o \
-	src/ldphost.o src/ldpround.o src/ldpreport.o src/ldpdecode.o src/ldpresult.o src/ldpshuffle.o
+	src/ldphost.o src/ldpround.o src/ldpreport.o src/ldpdecode.o src/ldpresult.o src/ldpshuffle.o \
+	$(patsubst %,src/local/%.o,$(LOCAL_MODULES))
 DATA = sql/uldp--0.1.sql sql/uldp--0.1--0.2.sql sql/uldp--0.2--0.3.sql \
 	sql/uldp--0.3--0.4.sql sql/uldp--0.4--0.5.sql sql/uldp--0.5--0.6.sql \
 	sql/uldp--0.6--0.7.sql
@@ -19,6 +24,45 @@ REGRESS_OPTS = --inputdir=.
 PG_CPPFLAGS = -I$(srcdir)/src
 override PG_CFLAGS += -std=gnu99 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
+SCRIPTS_built = uldp-local
+EXTRA_CLEAN = libuldp_local.a src/local/*.client.o
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# The client objects are compiled with libc's headers only, which proves
+# that src/local/ needs nothing from PostgreSQL; -Werror follows the
+# extension's build (test/lib/common.sh passes PG_CFLAGS=-Werror).
+ULDP_VERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(srcdir)/uldp.control)
+LOCAL_CFLAGS = -std=c99 -O2 -g -Wall -Wextra -Wmissing-prototypes \
+	-Wdeclaration-after-statement -Werror=vla -D_GNU_SOURCE \
+	$(filter -Werror,$(PG_CFLAGS))
+LOCAL_CLIENT_OBJS = $(patsubst %,src/local/%.client.o,$(LOCAL_MODULES) client_host)
+
+src/local/%.client.o: src/local/%.c $(wildcard $(srcdir)/src/local/*.h)
+	$(CC) $(LOCAL_CFLAGS) -c -o $@ $<
+
+src/local/cli.client.o: LOCAL_CFLAGS += -DULDP_VERSION='"$(ULDP_VERSION)"'
+src/local/cli.client.o: uldp.control
+
+libuldp_local.a: $(LOCAL_CLIENT_OBJS)
+	rm -f $@
+	$(AR) crs $@ $^
+
+uldp-local: src/local/cli.client.o libuldp_local.a
+	$(CC) $(LOCAL_CFLAGS) -o $@ $^ -lm
+
+all: libuldp_local.a
+
+install: install-local
+install-local: libuldp_local.a
+	$(MKDIR_P) '$(DESTDIR)$(libdir)' '$(DESTDIR)$(includedir)/uldp'
+	$(INSTALL_DATA) libuldp_local.a '$(DESTDIR)$(libdir)/'
+	$(INSTALL_DATA) $(srcdir)/src/local/uldp_local.h '$(DESTDIR)$(includedir)/uldp/'
+
+uninstall: uninstall-local
+uninstall-local:
+	rm -f '$(DESTDIR)$(libdir)/libuldp_local.a' '$(DESTDIR)$(includedir)/uldp/uldp_local.h'
+
+.PHONY: install-local uninstall-local

@@ -23,6 +23,7 @@
 
 #include "port/pg_bitutils.h"
 
+#include "local/uldp_local.h"
 #include "random.h"
 #include "rotation.h"
 
@@ -51,16 +52,7 @@ hadamard(double *x, int padded)
 {
 	double		scale = 1 / sqrt((double) padded);
 
-	for (int half = 1; half < padded; half *= 2)
-		for (int block = 0; block < padded; block += 2 * half)
-			for (int j = block; j < block + half; j++)
-			{
-				double		a = x[j];
-				double		b = x[j + half];
-
-				x[j] = a + b;
-				x[j + half] = a - b;
-			}
+	uldp_local_hadamard_transform(x, padded);
 	for (int j = 0; j < padded; j++)
 		x[j] *= scale;
 }

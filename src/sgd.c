@@ -62,6 +62,7 @@
 
 #include "accountant.h"
 #include "budget.h"
+#include "local/sigmoid.h"
 #include "params.h"
 #include "sgd.h"
 #include "sgdmethod.h"
@@ -702,5 +703,5 @@ uldp_predict(PG_FUNCTION_ARGS)
 	uldp_clip_to_ball(features, n, model->feature_radius);
 	z = uldp_sgd_linear(model->weights, features, n);
 	pfree(features);
-	PG_RETURN_FLOAT8(model->logistic ? uldp_sgd_sigmoid(z) : z);
+	PG_RETURN_FLOAT8(model->logistic ? uldp_sigmoid(z) : z);
 }

@@ -15,14 +15,9 @@
 
 #include <math.h>
 
+#include "local/sigmoid.h"
 #include "random.h"
 #include "sgdproblem.h"
-
-double
-uldp_sgd_sigmoid(double z)
-{
-	return z >= 0 ? 1 / (1 + exp(-z)) : exp(z) / (1 + exp(z));
-}
 
 double
 uldp_sgd_linear(const double *theta, const double *row, int dim)
@@ -44,7 +39,7 @@ uldp_sgd_row_residual(const SgdProblem *problem, const double *row,
 {
 	double		z = uldp_sgd_linear(theta, row, problem->dim);
 
-	return (problem->options.loss == LOSS_LOGISTIC ? uldp_sgd_sigmoid(z) : z) -
+	return (problem->options.loss == LOSS_LOGISTIC ? uldp_sigmoid(z) : z) -
 		row[problem->dim];
 }
 

@@ -64,7 +64,6 @@ typedef struct SgdProblem
 								 * a pair of neighbours (sgdmethod.h) */
 } SgdProblem;
 
-extern double uldp_sgd_sigmoid(double z);
 extern double uldp_sgd_linear(const double *theta, const double *row, int dim);
 extern double uldp_sgd_row_residual(const SgdProblem *problem, const double *row,
 									const double *theta);
