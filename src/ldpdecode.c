@@ -13,9 +13,22 @@
  * transform.  z(a) estimates the fraction of users whose mean lies in bin
  * a.  a_max is the bin a < k with the largest z(a), the lowest of equal
  * ones: as c_eps / n > 0, the argmax of H h.  The range is a_max's
- * midpoint +-3 tau, within [-bound, bound].  Vector range rounds do the same per rotated
- * coordinate, over the reports of that coordinate (Algorithm 5; each
- * report carries one coordinate, see doc/privacy.md).
+ * midpoint +-3 tau, within [-bound, bound], if a_max is "found": if its
+ * estimate stands out from the noise, so that some user's mean lies in
+ * it except with probability RANGE_FAILURE.  Otherwise (too few users for
+ * this epsilon) a_max may be noise, a range around it could leave every
+ * user out, and the result is the whole [-bound, bound]: the mean round
+ * that follows is then the naive one, never worse.  The test: each
+ * report's s H(j, a) lies in [-1, 1] and has mean f(a) / c' (f(a) the
+ * users' share in bin a, c' = c_eps' at the sampler's epsilon' <= eps),
+ * so by Hoeffding and a union bound over the k bins (of every coordinate),
+ * |(H h)(a) / n - f(a) / c'| < u = sqrt(2 ln(2 cells / RANGE_FAILURE) / n)
+ * for all of them except with probability RANGE_FAILURE; (H h)(a_max) > n u
+ * then implies f(a_max) > 0.
+ *
+ * Vector range rounds do the same per rotated coordinate, over the reports
+ * of that coordinate (Algorithm 5; each report carries one coordinate, see
+ * doc/privacy.md).
  *
  * Mean rounds (Algorithm 2).  A report is a level of the grid over the
  * round's interval plus integer noise of mean 0; the estimate is the value
@@ -46,6 +59,11 @@
 
 /* the standard normal's 97.5% quantile: two-sided 95% intervals */
 #define Z_95 1.959964
+/*
+ * the probability, whatever the users' data, that a range round publishes
+ * a range around a bin that holds no user's mean
+ */
+#define RANGE_FAILURE 1e-6
 
 struct UldpLdpDecoder
 {
@@ -119,27 +137,33 @@ append_array(StringInfo out, const char *key, const double *values, int count)
 
 /*
  * The range of coordinate l: the midpoint of the heavy-hitter bin +-3 tau,
- * within [-bound, bound]; without reports, all of [-bound, bound].
+ * within [-bound, bound], if the bin is found; otherwise all of
+ * [-bound, bound].  Returns whether it was found.
  */
-static void
+static bool
 decode_range(UldpLdpDecoder *decoder, int l, double *lower, double *upper)
 {
 	const UldpLocalRound *round = decoder->round;
 	double	   *h = &decoder->signs[l * round->hadamard_size];
+	double		n = (double) decoder->counts[l];
+	double		cells = (double) decoder->coordinates * round->bins;
 	int64		best = 0;
 	double		middle;
 
 	*lower = -round->bound;
 	*upper = round->bound;
-	if (decoder->counts[l] == 0)
-		return;
+	if (n == 0)
+		return false;
 	uldp_local_hadamard_transform(h, round->hadamard_size);
 	for (int64 a = 1; a < round->bins; a++)
 		if (h[a] > h[best])
 			best = a;
+	if (!(h[best] > 0 && h[best] * h[best] > 2 * n * log(2 * cells / RANGE_FAILURE)))
+		return false;
 	middle = uldp_local_bin_midpoint(round, best);
 	*lower = Max(*lower, middle - 3 * round->tau);
 	*upper = Min(*upper, middle + 3 * round->tau);
+	return true;
 }
 
 /* The average level of coordinate l (which has reports), without rounding the sum. */
@@ -157,18 +181,24 @@ range_result(UldpLdpDecoder *decoder, StringInfo out)
 	int			coordinates = decoder->coordinates;
 	double	   *lower = palloc(coordinates * sizeof(double));
 	double	   *upper = palloc(coordinates * sizeof(double));
+	bool	   *found = palloc(coordinates * sizeof(bool));
 
 	for (int l = 0; l < coordinates; l++)
-		decode_range(decoder, l, &lower[l], &upper[l]);
+		found[l] = decode_range(decoder, l, &lower[l], &upper[l]);
 	if (decoder->round->kind == ULDP_LOCAL_RANGE)
-		appendStringInfo(out, "{\"lower\": %s, \"upper\": %s",
-						 double_to_shortest_decimal(lower[0]), double_to_shortest_decimal(upper[0]));
+		appendStringInfo(out, "{\"lower\": %s, \"upper\": %s, \"found\": %s",
+						 double_to_shortest_decimal(lower[0]), double_to_shortest_decimal(upper[0]),
+						 found[0] ? "true" : "false");
 	else
 	{
 		appendStringInfoChar(out, '{');
 		append_array(out, "lower", lower, coordinates);
 		appendStringInfoString(out, ", ");
 		append_array(out, "upper", upper, coordinates);
+		appendStringInfoString(out, ", \"found\": [");
+		for (int l = 0; l < coordinates; l++)
+			appendStringInfo(out, "%s%s", l > 0 ? ", " : "", found[l] ? "true" : "false");
+		appendStringInfoChar(out, ']');
 	}
 }
 
@@ -239,8 +269,9 @@ vector_mean_result(UldpLdpDecoder *decoder, StringInfo out)
 
 /*
  * The round's result as JSON text:
- *	range: {"lower", "upper", "reports"}
- *	vector_range: {"lower": [padded], "upper": [padded], "reports"}
+ *	range: {"lower", "upper", "found", "reports"}
+ *	vector_range: {"lower": [padded], "upper": [padded], "found": [padded],
+ *				   "reports"}
  *	mean: {"estimate", "ci_lower", "ci_upper", "reports"}
  *	vector_mean, gradient: the same with arrays of the round's dimension
  * (the gradient round's estimate is the users' mean clipped gradient).

@@ -12,13 +12,15 @@
  * on what a round means, and stored in uldp.ldp_rounds with its epsilon
  * and delta.
  *
- * "range_round": R in the parameters of a mean, vector_mean or gradient
- * round takes the interval(s) from the result of the closed range round R
- * of the same shape (Algorithm 1: range, then mean), and for vectors the
- * rotation (the intervals are in its coordinates) and the keys that say
- * what is summarised (dimension, bound, model, clip), unless the
- * parameters give them: a gradient round may so keep the range of an
- * earlier model's gradients for a later model.
+ * "range_round": R in the parameters of a round takes its interval(s) from
+ * the result of the closed round R (Algorithm 1: range, then mean): a mean
+ * round from a range round, a vector_mean round from a vector_range round
+ * without a model, a gradient round from a vector_range round over a model
+ * (the range of the mean clipped gradients).  Vector rounds also take R's
+ * rotation, in whose coordinates the intervals are, and what R summarised
+ * (vector_mean: dimension and bound; gradient: model and clip) unless the
+ * parameters give it: a gradient round may so keep the range of an earlier
+ * model's gradients for a later model.
  *
  * The keys the library ignores are the server's own and are checked here:
  * "learning_rate" (required) and "radius" (optional) of gradient rounds,
@@ -54,10 +56,11 @@ static const char *const kind_names[] = {
 static const char *const server_keys[] = {"v", "id", "kind", "rotation_seed"};
 
 /*
- * what a vector round takes from its range round besides the intervals,
- * unless its parameters give them
+ * what vector_mean and gradient rounds take from their range round besides
+ * the intervals and the rotation, unless their parameters give them
  */
-static const char *const range_round_keys[] = {"dimension", "bound", "model", "clip"};
+static const char *const vector_mean_keys[] = {"dimension", "bound"};
+static const char *const gradient_keys[] = {"model", "clip"};
 
 const char *
 uldp_ldp_kind_name(UldpLocalKind kind)
@@ -216,6 +219,16 @@ load_range_round(int64 id, UldpLocalKind kind, UldpLdpRound *range)
 						id, kind_names[range->local.kind], kind_names[wanted]),
 				 errhint("A %s round takes its intervals from a %s round.",
 						 kind_names[kind], kind_names[wanted])));
+	if (kind == ULDP_LOCAL_VECTOR_MEAN && range->local.loss != ULDP_LOCAL_NO_MODEL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("uldp round " INT64_FORMAT " ranges the gradients of a model", id),
+				 errhint("Use it for a gradient round; a vector_mean round takes its intervals from a vector_range round without a model.")));
+	if (kind == ULDP_LOCAL_GRADIENT && range->local.loss == ULDP_LOCAL_NO_MODEL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("uldp round " INT64_FORMAT " ranges vectors, not the gradients of a model", id),
+				 errhint("A gradient round takes its intervals from a vector_range round with a \"model\" and a \"clip\".")));
 	if (range->result == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -271,6 +284,16 @@ push_copy(JsonbParseState **state, Jsonb *from, const char *key)
 	}
 }
 
+/* the keys of "from" that "params" does not give */
+static void
+push_defaults(JsonbParseState **state, Jsonb *params, Jsonb *from,
+			  const char *const *keys, int count)
+{
+	for (int i = 0; i < count; i++)
+		if (find_key(params, keys[i]) == NULL)
+			push_copy(state, from, keys[i]);
+}
+
 /*
  * The round JSON: the parameters, the server's keys, and what the range
  * round gives (range may be NULL).
@@ -305,9 +328,10 @@ build_round(int64 id, UldpLocalKind kind, Jsonb *params, UldpLdpRound *range)
 		push_copy(&state, range->result, "upper");
 		if (is_vector_kind(kind))
 			push_copy(&state, range->jsonb, "rotation_seed");
-		for (int i = 0; is_vector_kind(kind) && i < lengthof(range_round_keys); i++)
-			if (find_key(params, range_round_keys[i]) == NULL)
-				push_copy(&state, range->jsonb, range_round_keys[i]);
+		if (kind == ULDP_LOCAL_VECTOR_MEAN)
+			push_defaults(&state, params, range->jsonb, vector_mean_keys, lengthof(vector_mean_keys));
+		if (kind == ULDP_LOCAL_GRADIENT)
+			push_defaults(&state, params, range->jsonb, gradient_keys, lengthof(gradient_keys));
 	}
 	else if (is_vector_kind(kind))
 		push_string(&state, "rotation_seed", psprintf(UINT64_FORMAT, uldp_random_u64()));
