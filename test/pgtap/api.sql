@@ -9,7 +9,7 @@ LOAD 'uldp';
 -- a role with nothing but PUBLIC's privileges
 CREATE ROLE uldp_tap_api_nobody NOLOGIN;
 
-SELECT plan(117);
+SELECT plan(125);
 
 -- ---------------------------------------------------------------------------
 -- aggregates (public schema): 3 arities x 2, polymorphic user id
@@ -174,8 +174,8 @@ SELECT is((ROW(1, 2)::uldp.range).upper, 2::float8, 'uldp.range can be construct
 -- ---------------------------------------------------------------------------
 -- schema uldp
 SELECT has_schema('uldp', 'schema uldp exists');
-SELECT tables_are('uldp', ARRAY['budget_data', 'ledger_data', 'ledger_head'],
-    'schema uldp has tables budget_data, ledger_data, ledger_head');
+SELECT tables_are('uldp', ARRAY['budget_data', 'ledger_data', 'ledger_head', 'ldp_rounds', 'ldp_reports'],
+    'schema uldp has tables budget_data, ledger_data, ledger_head, ldp_rounds, ldp_reports');
 SELECT views_are('uldp', ARRAY['budget', 'ledger', 'protected_tables'],
     'schema uldp has views budget, ledger, protected_tables');
 SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sample_discrete_laplace',
@@ -198,7 +198,9 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    '_like_pattern_check', '_safe_like', '_safe_ilike', '_safe_lower', '_safe_upper',
 
                                    'quantile_transfn', 'quantile_combinefn', 'quantile_serialfn',
-                                   'quantile_deserialfn', 'quantile_finalfn'],
+                                   'quantile_deserialfn', 'quantile_finalfn',
+                                   'ldp_round', 'ldp_round_info', 'ldp_report', 'ldp_submit', 'ldp_result',
+                                   'ldp_sgd_step', 'ldp_ingest', 'shuffle_epsilon'],
     'schema uldp has exactly the expected functions');
 SELECT columns_are('uldp', 'budget_data',
     ARRAY['role', 'epsilon_limit', 'delta_limit', 'epsilon_spent', 'delta_spent'], 'budget_data columns');
@@ -219,8 +221,14 @@ SELECT ok((SELECT 'security_barrier=true' = ANY (reloptions) FROM pg_class WHERE
     'view uldp.ledger is a security barrier');
 SELECT set_eq(
     $$SELECT unnest(extconfig)::regclass::text FROM pg_extension WHERE extname = 'uldp'$$,
-    ARRAY['uldp.budget_data', 'uldp.ledger_data', 'uldp.ledger_data_id_seq', 'uldp.ledger_head'],
-    'budgets, ledger, its sequence and its head are dumped by pg_dump (extension config tables)');
+    ARRAY['uldp.budget_data', 'uldp.ledger_data', 'uldp.ledger_data_id_seq', 'uldp.ledger_head',
+          'uldp.ldp_rounds', 'uldp.ldp_rounds_id_seq', 'uldp.ldp_reports'],
+    'budgets, ledger, its sequence and its head, local rounds, their sequence and reports are dumped by pg_dump (extension config tables)');
+SELECT columns_are('uldp', 'ldp_rounds',
+    ARRAY['id', 'kind', 'round', 'epsilon', 'delta', 'created_by', 'created_at', 'closed_at', 'result'],
+    'ldp_rounds columns');
+SELECT columns_are('uldp', 'ldp_reports', ARRAY['round_id', 'user_key', 'report'], 'ldp_reports columns');
+SELECT col_is_pk('uldp', 'ldp_reports', ARRAY['round_id', 'user_key'], 'one report per user and round');
 
 -- support and admin functions
 SELECT has_function('uldp', 'set_budget', ARRAY['regrole', 'double precision', 'double precision'],
@@ -302,6 +310,25 @@ SELECT ok((SELECT bool_and(has_function_privilege('uldp_tap_api_nobody', p.oid, 
 SELECT ok((SELECT bool_and(has_function_privilege('uldp_tap_api_nobody', p.oid, 'EXECUTE')) AND count(*) = 4
            FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace AND p.proname = 'user_dp_quantile'),
     'PUBLIC can execute the four user_dp_quantile aggregates');
+SELECT ok(NOT has_function_privilege('uldp_tap_api_nobody', 'uldp.ldp_round(text, jsonb)', 'EXECUTE')
+          AND NOT has_function_privilege('uldp_tap_api_nobody', 'uldp.ldp_submit(bigint, text, jsonb)', 'EXECUTE')
+          AND NOT has_function_privilege('uldp_tap_api_nobody', 'uldp.ldp_result(bigint)', 'EXECUTE')
+          AND NOT has_function_privilege('uldp_tap_api_nobody', 'uldp.ldp_sgd_step(bigint)', 'EXECUTE'),
+    'PUBLIC cannot open, submit to or close local rounds');
+SELECT ok((SELECT bool_and(p.prosecdef AND p.proconfig = ARRAY['search_path=pg_catalog, pg_temp']) AND count(*) = 4
+           FROM pg_proc p WHERE p.pronamespace = 'uldp'::regnamespace
+             AND p.proname IN ('ldp_round', 'ldp_submit', 'ldp_result', 'ldp_sgd_step')),
+    'the four functions that write local rounds are SECURITY DEFINER with a pinned search_path');
+SELECT ok(has_function_privilege('uldp_tap_api_nobody', 'uldp.ldp_round_info(bigint)', 'EXECUTE')
+          AND has_function_privilege('uldp_tap_api_nobody', 'uldp.ldp_report(bigint, float8[])', 'EXECUTE')
+          AND has_function_privilege('uldp_tap_api_nobody', 'uldp.ldp_ingest()', 'EXECUTE')
+          AND has_function_privilege('uldp_tap_api_nobody', 'uldp.shuffle_epsilon(float8, bigint, float8)', 'EXECUTE'),
+    'PUBLIC may read rounds, make reports, use the ingestion trigger and compute shuffle_epsilon');
+SELECT ok(has_table_privilege('uldp_tap_api_nobody', 'uldp.ldp_rounds', 'SELECT')
+          AND NOT has_table_privilege('uldp_tap_api_nobody', 'uldp.ldp_rounds', 'INSERT, UPDATE, DELETE, TRUNCATE'),
+    'PUBLIC may read uldp.ldp_rounds (public parameters and private results) and not write it');
+SELECT ok(NOT has_table_privilege('uldp_tap_api_nobody', 'uldp.ldp_reports', 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE'),
+    'PUBLIC can neither read nor write uldp.ldp_reports');
 SELECT ok(has_schema_privilege('uldp_tap_api_nobody', 'uldp', 'USAGE'), 'PUBLIC has USAGE on schema uldp');
 SELECT ok(NOT has_schema_privilege('uldp_tap_api_nobody', 'uldp', 'CREATE'), 'PUBLIC cannot CREATE in schema uldp');
 SELECT ok(NOT has_table_privilege('uldp_tap_api_nobody', 'uldp.budget_data', 'SELECT'), 'PUBLIC cannot read uldp.budget_data');
