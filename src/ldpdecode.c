@@ -56,6 +56,7 @@
 #include "lib/stringinfo.h"
 
 #include "ldpdecode.h"
+#include "local/kinds.h"
 
 /* the standard normal's 97.5% quantile: two-sided 95% intervals */
 #define Z_95 1.959964
@@ -75,27 +76,15 @@ struct UldpLdpDecoder
 	int128	   *levels;			/* mean kinds: sum of the levels */
 };
 
-static bool
-is_range_kind(UldpLocalKind kind)
-{
-	return kind == ULDP_LOCAL_RANGE || kind == ULDP_LOCAL_VECTOR_RANGE;
-}
-
-static bool
-is_vector_kind(UldpLocalKind kind)
-{
-	return kind != ULDP_LOCAL_RANGE && kind != ULDP_LOCAL_MEAN;
-}
-
 UldpLdpDecoder *
 uldp_ldp_decoder_create(const UldpLocalRound *round)
 {
 	UldpLdpDecoder *decoder = palloc0(sizeof(UldpLdpDecoder));
 
 	decoder->round = round;
-	decoder->coordinates = is_vector_kind(round->kind) ? round->padded : 1;
+	decoder->coordinates = uldp_local_is_vector(round->kind) ? round->padded : 1;
 	decoder->counts = palloc0(decoder->coordinates * sizeof(int64));
-	if (is_range_kind(round->kind))
+	if (uldp_local_is_range(round->kind))
 	{
 		/* uldp.ldp_round refused rounds above ULDP_LDP_MAX_RANGE_CELLS */
 		Assert(decoder->coordinates * round->hadamard_size <= ULDP_LDP_MAX_RANGE_CELLS);
@@ -111,7 +100,7 @@ uldp_ldp_decoder_create(const UldpLocalRound *round)
 void
 uldp_ldp_decoder_add(UldpLdpDecoder *decoder, const UldpLocalReport *report)
 {
-	int			l = is_vector_kind(decoder->round->kind) ? report->coordinate : 0;
+	int			l = uldp_local_is_vector(decoder->round->kind) ? report->coordinate : 0;
 
 	Assert(l >= 0 && l < decoder->coordinates);
 	decoder->reports++;

@@ -42,6 +42,7 @@
 
 #include "ldpdecode.h"
 #include "ldpround.h"
+#include "local/kinds.h"
 #include "random.h"
 
 PG_FUNCTION_INFO_V1(uldp_ldp_round);
@@ -66,12 +67,6 @@ const char *
 uldp_ldp_kind_name(UldpLocalKind kind)
 {
 	return kind_names[kind];
-}
-
-static bool
-is_vector_kind(UldpLocalKind kind)
-{
-	return kind != ULDP_LOCAL_RANGE && kind != ULDP_LOCAL_MEAN;
 }
 
 void
@@ -196,7 +191,7 @@ check_server_parameters(UldpLocalKind kind, Jsonb *params)
 	}
 	if (isnan(range_round))
 		return 0;
-	if (kind == ULDP_LOCAL_RANGE || kind == ULDP_LOCAL_VECTOR_RANGE)
+	if (uldp_local_is_range(kind))
 		refuse_parameter("range_round", "only mean, vector_mean and gradient rounds take it",
 						 "Leave it out: range rounds need no earlier round.");
 	if (!(range_round >= 1 && range_round < 0x1p63 && range_round == floor(range_round)))
@@ -205,8 +200,8 @@ check_server_parameters(UldpLocalKind kind, Jsonb *params)
 	return (int64) range_round;
 }
 
-/* The result of range round "id", checked to fit a round of "kind". */
-static Jsonb *
+/* Loads range round "id", checked to be closed and to fit a round of "kind". */
+static void
 load_range_round(int64 id, UldpLocalKind kind, UldpLdpRound *range)
 {
 	UldpLocalKind wanted = kind == ULDP_LOCAL_MEAN ? ULDP_LOCAL_RANGE : ULDP_LOCAL_VECTOR_RANGE;
@@ -234,7 +229,6 @@ load_range_round(int64 id, UldpLocalKind kind, UldpLdpRound *range)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("uldp round " INT64_FORMAT " is still open", id),
 				 errhint("Close it with uldp.ldp_result(" INT64_FORMAT ") once its users have reported.", id)));
-	return range->result;
 }
 
 static void
@@ -326,14 +320,14 @@ build_round(int64 id, UldpLocalKind kind, Jsonb *params, UldpLdpRound *range)
 	{
 		push_copy(&state, range->result, "lower");
 		push_copy(&state, range->result, "upper");
-		if (is_vector_kind(kind))
+		if (uldp_local_is_vector(kind))
 			push_copy(&state, range->jsonb, "rotation_seed");
 		if (kind == ULDP_LOCAL_VECTOR_MEAN)
 			push_defaults(&state, params, range->jsonb, vector_mean_keys, lengthof(vector_mean_keys));
 		if (kind == ULDP_LOCAL_GRADIENT)
 			push_defaults(&state, params, range->jsonb, gradient_keys, lengthof(gradient_keys));
 	}
-	else if (is_vector_kind(kind))
+	else if (uldp_local_is_vector(kind))
 		push_string(&state, "rotation_seed", psprintf(UINT64_FORMAT, uldp_random_u64()));
 	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
 }
@@ -397,7 +391,7 @@ uldp_ldp_round(PG_FUNCTION_ARGS)
 	json = JsonbToCString(NULL, &round->root, VARSIZE(round));
 	if (!uldp_local_round_parse(json, &local, &error))
 		uldp_ldp_refuse(&error);
-	if ((kind == ULDP_LOCAL_RANGE || kind == ULDP_LOCAL_VECTOR_RANGE) &&
+	if (uldp_local_is_range(kind) &&
 		(int64) local.padded * local.hadamard_size > ULDP_LDP_MAX_RANGE_CELLS)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -413,8 +407,7 @@ uldp_ldp_round(PG_FUNCTION_ARGS)
 	args[0] = Int64GetDatum(id);
 	args[1] = CStringGetTextDatum(kind_names[kind]);
 	args[2] = JsonbPGetDatum(round);
-	args[3] = BoolGetDatum((kind == ULDP_LOCAL_MEAN || kind == ULDP_LOCAL_VECTOR_MEAN ||
-							kind == ULDP_LOCAL_GRADIENT) && local.noise == ULDP_LOCAL_GAUSSIAN);
+	args[3] = BoolGetDatum(!uldp_local_is_range(kind) && local.noise == ULDP_LOCAL_GAUSSIAN);
 	if (SPI_execute_with_args("INSERT INTO uldp.ldp_rounds (id, kind, round, epsilon, delta) "
 							  "VALUES ($1, $2, $3, ($3->>'epsilon')::numeric, "
 							  "CASE WHEN $4 THEN ($3->>'delta')::numeric ELSE 0 END)",
