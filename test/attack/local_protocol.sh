@@ -87,14 +87,16 @@ ok_if "the mean of 2000 CLI reports is within the stated error" within CLI "$est
 
 # ---------------------------------------------------------------- B. clients use uldp.ldp_report
 range_b="$(sql -c "SELECT uldp.ldp_round('range', '{\"bound\": 50, \"tau\": 0.5, \"epsilon\": 1}')")"
-is "$(sql -c "SELECT count(uldp.ldp_submit($range_b, u::text, uldp.ldp_report($range_b, xs)))
-              FROM (SELECT u, array_agg(x) AS xs FROM samples GROUP BY u) g")" "3000" \
-    "3000 users report through uldp.ldp_report"
+# sql_clients ROUND: every user makes a report with uldp.ldp_report and submits it
+sql_clients() {
+    sql -c "SELECT count(uldp.ldp_submit($1, u::text, report))
+            FROM (SELECT u, uldp.ldp_report($1, array_agg(x)) AS report FROM samples GROUP BY u) s"
+}
+is "$(sql_clients "$range_b")" "3000" "3000 users report through uldp.ldp_report"
 is "$(sql -c "SELECT uldp.ldp_result($range_b) ->> 'lower', uldp.ldp_result($range_b) ->> 'upper'" | tr '|' ' ')" \
     "2 5" "the range round publishes [2, 5] (SQL clients)"
 mean_b="$(sql -c "SELECT uldp.ldp_round('mean', '{\"range_round\": $range_b, \"epsilon\": 1}')")"
-sql -c "SELECT count(uldp.ldp_submit($mean_b, u::text, uldp.ldp_report($mean_b, xs)))
-        FROM (SELECT u, array_agg(x) AS xs FROM samples GROUP BY u) g" >/dev/null
+sql_clients "$mean_b" >/dev/null
 
 # ---------------------------------------------------------------- C. bad reports
 refused() { # refused DESC SQL: the statement fails, and the result is unchanged afterwards
