@@ -40,6 +40,7 @@ import time
 import numpy as np
 
 import bench_psql
+import doc_block
 import naive_law
 
 DB = "uldp_accuracy_releases"
@@ -478,21 +479,7 @@ def markdown(saved):
 
 
 def write_markdown(saved, md_path):
-    block = markdown(saved)
-    try:
-        with open(md_path) as f:
-            text = f.read()
-    except FileNotFoundError:
-        text = ""
-    if RELEASES_START in text and RELEASES_END in text:
-        text = text[:text.index(RELEASES_START)] + block + text[text.index(RELEASES_END) + len(RELEASES_END):]
-    elif "\n## Reading" in text:
-        i = text.index("\n## Reading")
-        text = text[:i + 1] + block + "\n\n" + text[i + 1:]
-    else:
-        text = text + "\n" + block + "\n"
-    with open(md_path, "w") as f:
-        f.write(text)
+    doc_block.splice(md_path, RELEASES_START, RELEASES_END, markdown(saved), before="## Reading")
 
 
 def main():
