@@ -13,12 +13,13 @@
  * floating-point uniform is ever compared with a probability.
  *
  * Vector rounds report one rotated coordinate l, drawn uniformly and
- * independently of the data, with the full epsilon.  Algorithm 5 sends
- * every coordinate at epsilon / (2 d) instead; the choice of l reveals
- * nothing, so one coordinate at epsilon is as private, and since the
- * variance of both the Hadamard response and the noise grows as
- * 1 / epsilon^2, it has about d times less variance per coordinate (the
- * server scales the one coordinate by the padded dimension).
+ * independently of the data, with the full epsilon.  That is what
+ * Algorithm 5's mean step does; its range step instead sends all d
+ * coordinates at epsilon / (2 d) each.  The choice of l reveals nothing, so
+ * one coordinate at epsilon is as private, and since the variance of the
+ * Hadamard response grows as 1 / epsilon^2 (about 4 / epsilon^2), a
+ * coordinate's estimate from n / d reports at epsilon has about d times
+ * less variance than from n reports at epsilon / d.
  *
  *-------------------------------------------------------------------------
  */

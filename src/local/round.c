@@ -32,6 +32,8 @@
 #include "summary.h"
 #include "uldp_local.h"
 
+#define KEYS_HINT "See doc/local.md for the keys of each kind of round."
+
 #define MIN_EPSILON 1e-6
 #define MAX_EPSILON 1e6
 
@@ -91,13 +93,13 @@ check_keys(const UldpJson *json, UldpLocalKind kind, UldpLocalError *error)
 		if (rule == NULL)
 		{
 			uldp_local_fail(error, "unknown key \"%s\" in a round", uldp_local_excerpt(json->keys[i], excerpt));
-			return uldp_local_hint(error, "doc/local.md lists the keys of each kind of round.");
+			return uldp_local_hint(error, KEYS_HINT);
 		}
 		if (rule->kinds != IGNORED && (rule->kinds & (1 << kind)) == 0)
 		{
 			uldp_local_fail(error, "key \"%s\" does not apply to %s rounds",
 							rule->key, kind_names[kind]);
-			return uldp_local_hint(error, "doc/local.md lists the keys of each kind of round.");
+			return uldp_local_hint(error, KEYS_HINT);
 		}
 	}
 	return true;
@@ -107,7 +109,7 @@ static bool
 missing(const char *key, const char *where, UldpLocalError *error)
 {
 	uldp_local_fail(error, "%s has no \"%s\"", where, key);
-	return uldp_local_hint(error, "doc/local.md lists the keys of each kind of round.");
+	return uldp_local_hint(error, KEYS_HINT);
 }
 
 /*
@@ -196,7 +198,7 @@ read_array(const UldpJson *object, const char *key, int length,
 	if (value->type != ULDP_JSON_ARRAY || value->count != length)
 	{
 		uldp_local_fail(error, "\"%s\" must be an array of %d numbers", key, length);
-		uldp_local_hint(error, "\"%s\" has one entry per %s.", key, length_name);
+		uldp_local_hint(error, "Give \"%s\" one entry per %s.", key, length_name);
 		return NULL;
 	}
 	array = uldp_local_alloc(length * sizeof(double));
@@ -424,7 +426,7 @@ read_model(const UldpJson *model, UldpLocalRound *round, UldpLocalError *error)
 	if (model->type != ULDP_JSON_OBJECT)
 	{
 		uldp_local_fail(error, "\"model\" must be an object");
-		return uldp_local_hint(error, "doc/local.md describes the model object.");
+		return uldp_local_hint(error, "See doc/local.md for the model object.");
 	}
 	for (int i = 0; i < model->count; i++)
 	{
@@ -569,7 +571,7 @@ uldp_local_round_parse(const char *text, UldpLocalRound *round, UldpLocalError *
 	if (json->type != ULDP_JSON_OBJECT)
 	{
 		uldp_local_fail(error, "a round must be a JSON object");
-		uldp_local_hint(error, "doc/local.md describes the round object.");
+		uldp_local_hint(error, "See doc/local.md for the round object.");
 		goto done;
 	}
 	if (!read_int64(json, "v", true, &version, error))
