@@ -9,9 +9,11 @@
 #                  (a file passes iff it exits 0; see test/attack/lib/attack.sh)
 #   5. docs        test/docs/*.sh (sorted) with bash, each with a database uldp_docs_<name>: the
 #                  documentation's SQL runs (test/docs/cookbook.sh runs every block of doc/cookbook.md)
+#   6. client      test/local/*.sh (sorted) with bash, no database: the installed client tool
+#                  uldp-local on its own (ULDP_LOCAL_CLI), as a client machine runs it
 # and print "N passed, N failed" (N = test files). Exits non-zero if anything failed.
 #
-# Usage: bash test/run.sh [regress] [pgtap] [stat] [attack] [docs]    (default: all five stages)
+# Usage: bash test/run.sh [regress] [pgtap] [stat] [attack] [docs] [client]   (default: all six)
 #   ULDP_NO_BUILD=1  skip dependency install and build (use what is installed)
 #   ULDP_KEEP=1      keep the temp dir (cluster, server.log, regression.diffs) for inspection
 #   ULDP_PORT        cluster port (default 54329)
@@ -263,13 +265,35 @@ stage_scripts() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# stage_client: run test/local/*.sh (sorted) with bash against the installed uldp-local; each file
+# counts as one test and passes iff it exits 0. No database: the client library needs none.
+stage_client() {
+    header "client: test/local/*.sh"
+    local files=() f npass=0 nfail=0
+    mapfile -d '' -t files < <(find "$ULDP_REPO/test/local" -maxdepth 1 -type f -name '*.sh' -print0 \
+        | LC_ALL=C sort -z)
+    filter_tests files
+    for f in "${files[@]}"; do
+        echo
+        echo "--- test/local/$(basename "$f")"
+        if ULDP_LOCAL_CLI="$ULDP_PGBIN/uldp-local" timeout -k 10 300 bash "$f" </dev/null 2>&1; then
+            npass=$((npass + 1))
+        else
+            nfail=$((nfail + 1))
+            echo "--- test/local/$(basename "$f"): FAILED"
+        fi
+    done
+    record client "$npass" "$nfail"
+}
+
+# ---------------------------------------------------------------------------------------------
 main() {
     local stages=("$@") s
-    [ "${#stages[@]}" -gt 0 ] || stages=(regress pgtap stat attack docs)
+    [ "${#stages[@]}" -gt 0 ] || stages=(regress pgtap stat attack docs client)
     for s in "${stages[@]}"; do
         case "$s" in
-            regress | pgtap | stat | attack | docs) ;;
-            *) uldp_die "unknown stage '$s' (regress, pgtap, stat, attack, docs)" ;;
+            regress | pgtap | stat | attack | docs | client) ;;
+            *) uldp_die "unknown stage '$s' (regress, pgtap, stat, attack, docs, client)" ;;
         esac
     done
 
@@ -292,6 +316,7 @@ main() {
             stat) stage_prove statistical stat uldp_stat ;;
             attack) stage_scripts attack attack ULDP_ATTACK_DB ;;
             docs) stage_scripts docs docs ULDP_DOCS_DB ;;
+            client) stage_client ;;
         esac
         echo "(stage $s took ${SECONDS}s)"
     done
