@@ -13,12 +13,13 @@ def splice(md_path, start, end, block, before=None):
             text = f.read()
     except FileNotFoundError:
         text = ""
+    block = block.rstrip("\n")
     if start in text and end in text:
         text = text[:text.index(start)] + block + text[text.index(end) + len(end):]
     elif before and "\n" + before in text:
         i = text.index("\n" + before)
         text = text[:i + 1] + block + "\n\n" + text[i + 1:]
     else:
-        text = text + "\n" + block + "\n"
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
     with open(md_path, "w") as f:
         f.write(text)

@@ -36,6 +36,8 @@ import sys
 import tempfile
 import time
 
+import doc_block
+
 try:
     import numpy as np
 except ImportError:  # pragma: no cover
@@ -1017,22 +1019,7 @@ def section(res):
 def splice(page_path, block):
     """Puts block (BEGIN ... END) in the page: in place of the old block, or before the
     caveats."""
-    try:
-        with open(page_path) as f:
-            page = f.read()
-    except FileNotFoundError:
-        page = ""
-    if BEGIN in page and END in page:
-        a = page.index(BEGIN)
-        z = page.index(END) + len(END)
-        page = page[:a] + block.rstrip("\n") + page[z:]
-    elif "\n## Caveats" in page:
-        a = page.index("\n## Caveats") + 1
-        page = page[:a] + block + "\n" + page[a:]
-    else:
-        page = page.rstrip("\n") + "\n\n" + block
-    with open(page_path, "w") as f:
-        f.write(page)
+    doc_block.splice(page_path, BEGIN, END, block, before="## Caveats")
 
 
 def old_block(page_path):
