@@ -25,12 +25,8 @@ PYTHON=/usr/bin/python3
 
 uldp_start_cluster
 
-# psql as OS user postgres unless we are root (root can reach the cluster's private socket dir)
-if [ "$(id -u)" -eq 0 ] || [ "$(id -un)" = postgres ]; then
-    export ULDP_ACC_PSQL="$ULDP_PGBIN/psql"
-else
-    export ULDP_ACC_PSQL="sudo -n -u postgres env PGHOST=$PGHOST PGPORT=$PGPORT PGUSER=$PGUSER $ULDP_PGBIN/psql"
-fi
+ULDP_ACC_PSQL="$(uldp_bench_psql)"
+export ULDP_ACC_PSQL
 
 uldp_log "running test/bench/accuracy.py"
 "$PYTHON" "$ULDP_REPO/test/bench/accuracy.py" --reps "${ULDP_ACC_REPS:-100}" \

@@ -33,12 +33,8 @@ PYTHON=/usr/bin/python3
 
 uldp_start_cluster
 
-# psql as OS user postgres unless we are root (root can reach the cluster's private socket dir)
-if [ "$(id -u)" -eq 0 ] || [ "$(id -un)" = postgres ]; then
-    export ULDP_ACC_PSQL="$ULDP_PGBIN/psql"
-else
-    export ULDP_ACC_PSQL="sudo -n -u postgres env PGHOST=$PGHOST PGPORT=$PGPORT PGUSER=$PGUSER $ULDP_PGBIN/psql"
-fi
+ULDP_ACC_PSQL="$(uldp_bench_psql)"
+export ULDP_ACC_PSQL
 export ULDP_PG_CONFIG
 
 COMMAND="bash test/bench/accuracy_releases.sh"

@@ -57,12 +57,8 @@ PYTHON=/usr/bin/python3
 
 uldp_start_cluster
 
-# psql as OS user postgres unless we are root (root can reach the cluster's private socket dir)
-if [ "$(id -u)" -eq 0 ] || [ "$(id -un)" = postgres ]; then
-    export ULDP_LEARN_PSQL="$ULDP_PGBIN/psql"
-else
-    export ULDP_LEARN_PSQL="sudo -n -u postgres env PGHOST=$PGHOST PGPORT=$PGPORT PGUSER=$PGUSER $ULDP_PGBIN/psql"
-fi
+ULDP_LEARN_PSQL="$(uldp_bench_psql)"
+export ULDP_LEARN_PSQL
 export ULDP_LEARN_SETUP_SECONDS=$((SECONDS - START_TIME))
 
 uldp_log "running test/bench/learning.py"

@@ -11,6 +11,7 @@
 #   uldp_cluster_ctl start|restart [PG_CTL-ARGS...]   pg_ctl on it (waits, same server log)
 #   uldp_psql ARGS...    psql -X -v ON_ERROR_STOP=1 -P pager=off as OS user postgres, against it
 #   uldp_as_pg CMD...    run any command as OS user postgres with the cluster's environment
+#   uldp_bench_psql      the psql command line the Python benches run (test/bench/bench_psql.py)
 #   uldp_private_pg DIR  copy Debian's PostgreSQL 15 under DIR (once), for ULDP_PG_ROOT=DIR
 #
 # Knobs: ULDP_PORT (default 54329), ULDP_KEEP=1 (keep the temp dir), CI=true (always apt-get update),
@@ -140,6 +141,16 @@ uldp_as_pg() { uldp_as_pg_in "${ULDP_PGTMP:-/tmp}" "$@"; }
 
 # uldp_psql ARGS...: psql against the throwaway cluster, as OS user postgres (never pages output).
 uldp_psql() { uldp_as_pg "$ULDP_PGBIN/psql" -X -v ON_ERROR_STOP=1 -P pager=off "$@"; }
+
+# uldp_bench_psql: psql against the cluster, as a command line for the Python benches: root and
+# postgres reach the cluster's private socket directory directly, anyone else through sudo
+uldp_bench_psql() {
+    if [ "$(id -u)" -eq 0 ] || [ "$(id -un)" = postgres ]; then
+        echo "$ULDP_PGBIN/psql"
+    else
+        echo "sudo -n -u postgres env PGHOST=$PGHOST PGPORT=$PGPORT PGUSER=$PGUSER $ULDP_PGBIN/psql"
+    fi
+}
 
 # uldp_pg_can_read PATH: true if OS user postgres can read everything below PATH.
 uldp_pg_can_read() {
