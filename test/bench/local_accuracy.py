@@ -13,6 +13,16 @@ of the two rounds (when the range round finds the users' bin) is that of the mea
 noise: a report's Laplace noise has variance 2 (6 tau / (eps0 / 2))^2, so the RMSE is
 12 sqrt(2) tau / (eps0 sqrt(n)) -- Theorem 1's O(tau / (eps0 sqrt(n))) with our constants.
 Clients are simulated with uldp.ldp_report, which runs the client library's code.
+
+Vectors (Algorithm 5, Theorem 2): n users in dimension d, each user's mean drawn directly as
+N(mu, I / m) (the law of the mean of m samples N(mu, I); the protocol only uses the mean),
+public l2 bound B = 50 sqrt(d).  A vector_range round at eps0 / 2 (tau per rotated coordinate
+= sqrt(2 ln(2 n P / gamma) / m), P the padded dimension), a vector_mean round at eps0 / 2, the
+naive vector_mean round on [-B, B] per rotated coordinate at eps0, and central user_dp_mean on
+vectors at (eps0, 1e-6).  The error is the l2 distance to the users' average mean; predicted:
+each of the P coordinates gets n / P reports of variance 2 (12 tau / eps0)^2, and the inverse
+rotation keeps l2 norms, so the RMSE is 12 sqrt(2) tau P / (eps0 sqrt(n)) -- Theorem 2's
+O(tau sqrt(d log(d n / gamma)) / (eps0 sqrt(n))) with tau the l2 radius, with our constants.
 """
 import argparse
 import json
@@ -30,6 +40,7 @@ DB = "uldp_local_accuracy"
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 START = "<!-- local: written by test/bench/local_accuracy.py -->"
+VECTOR_CELLS = [(10000, 4, 100, 1.0, 10), (100000, 4, 100, 1.0, 5), (100000, 16, 100, 1.0, 5)]
 END = "<!-- /local -->"
 BOUND = 50.0
 MU = 3.0
@@ -81,6 +92,69 @@ SELECT :'range_result',
     return json.loads(range_result), float(local), float(naive), float(central)
 
 
+def make_vector_data(n, d, m):
+    psql("""
+DROP TABLE IF EXISTS vusers;
+CREATE TABLE vusers AS
+SELECT u, ARRAY(SELECT %(mu)s + sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()) / sqrt(%(m)d)
+                FROM generate_series(1, %(d)d) WHERE u > 0) AS mean
+FROM generate_series(1, %(n)d) u;
+ALTER TABLE vusers ADD CHECK (cardinality(mean) = %(d)d);   -- user_dp_mean's public dimension
+ANALYZE vusers;
+""" % dict(mu=MU, m=m, d=d, n=n))
+    return json.loads(psql("""
+SELECT json_agg(v ORDER BY k) FROM (SELECT k, avg(mean[k]) AS v FROM vusers, generate_series(1, %d) k
+GROUP BY k) s""" % d).strip())
+
+
+def vector_repetition(d, padded, eps0, tau):
+    half = eps0 / 2
+    bound = BOUND * math.sqrt(d)
+    out = psql("""
+SET uldp.test_seed = 0;
+SELECT uldp.ldp_round('vector_range', jsonb_build_object('dimension', %(d)d, 'bound', %(b)r, 'tau', %(tau)r,
+                      'epsilon', %(half)r)) AS r \\gset
+SELECT count(uldp.ldp_submit(:r, u::text, uldp.ldp_report(:r, mean))) FROM vusers \\g /dev/null
+SELECT uldp.ldp_result(:r) AS range_result \\gset
+SELECT uldp.ldp_round('vector_mean', jsonb_build_object('range_round', :r, 'epsilon', %(half)r)) AS mr \\gset
+SELECT count(uldp.ldp_submit(:mr, u::text, uldp.ldp_report(:mr, mean))) FROM vusers \\g /dev/null
+SELECT uldp.ldp_round('vector_mean', jsonb_build_object('dimension', %(d)d, 'bound', %(b)r,
+                      'lower', (SELECT jsonb_agg(-%(b)r) FROM generate_series(1, %(p)d)),
+                      'upper', (SELECT jsonb_agg(%(b)r) FROM generate_series(1, %(p)d)),
+                      'epsilon', %(eps)r)) AS nr \\gset
+SELECT count(uldp.ldp_submit(:nr, u::text, uldp.ldp_report(:nr, mean))) FROM vusers \\g /dev/null
+SELECT :'range_result', uldp.ldp_result(:mr) -> 'estimate', uldp.ldp_result(:nr) -> 'estimate',
+       (SELECT to_json(user_dp_mean(mean, u, %(eps)r, 1e-6, %(b)r)) FROM vusers);
+""" % dict(d=d, b=bound, tau=tau, half=half, eps=eps0, p=padded))
+    range_result, local, naive, central = out.strip().split("|")
+    return (json.loads(range_result), json.loads(local), json.loads(naive), json.loads(central))
+
+
+def run_vector(scale):
+    results = []
+    for n, d, m, eps0, reps in VECTOR_CELLS:
+        reps = max(2, int(round(reps * scale)))
+        t0 = time.time()
+        truth = np.array(make_vector_data(n, d, m))
+        padded = 1 << (d - 1).bit_length()
+        tau = math.sqrt(2 * math.log(2 * n * padded / GAMMA) / m)
+        errors = {"local": [], "naive": [], "central": []}
+        found = 0
+        for _ in range(reps):
+            rng, local, naive, central = vector_repetition(d, padded, eps0, tau)
+            found += all(rng["found"])
+            for key, est in (("local", local), ("naive", naive), ("central", central)):
+                errors[key].append(float(np.linalg.norm(np.array(est, dtype=float) - truth)))
+        row = dict(n=n, d=d, m=m, eps0=eps0, reps=reps, tau=tau, padded=padded, found=found,
+                   predicted=12 * math.sqrt(2) * tau * padded / (eps0 * math.sqrt(n)),
+                   seconds=round(time.time() - t0))
+        for key, errs in errors.items():
+            row[key] = rmse(errs)
+        results.append(row)
+        print(json.dumps(row), flush=True)
+    return results
+
+
 def rmse(errors):
     return float(np.sqrt(np.mean(np.square(errors))))
 
@@ -121,6 +195,7 @@ def fmt(v):
 def markdown(saved):
     lines = [START, "",
              "Command: `%s`; %s, %d s." % (saved["command"], saved["build"], saved["seconds"]), "",
+             "Scalars (Algorithm 1, Theorem 1):", "",
              "| n | m | ε0 | R | τ | range found | range width | two rounds RMSE | predicted | naive local RMSE | "
              "naive / two rounds | central `user_dp_mean` RMSE |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -129,12 +204,23 @@ def markdown(saved):
             r["n"], r["m"], r["eps0"], r["reps"], fmt(r["tau"]), r["found"], r["reps"], fmt(r["width"]),
             fmt(r["local"]), fmt(r["predicted"]), fmt(r["naive"]), r["naive"] / r["local"],
             fmt(r["central"])))
+    if saved.get("vector"):
+        lines += ["", "Vectors (Algorithm 5, Theorem 2; l2 errors, B = 50 √d):", "",
+                  "| n | d | m | ε0 | R | τ (rotated coordinate) | ranges found | two rounds RMSE | predicted | "
+                  "naive local RMSE | naive / two rounds | central `user_dp_mean` RMSE (δ = 1e-6) |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for r in saved["vector"]:
+            lines.append("| {:,} | {} | {} | {} | {} | {} | {}/{} | {} | {} | {} | **{:.1f}** | {} |".format(
+                r["n"], r["d"], r["m"], r["eps0"], r["reps"], fmt(r["tau"]), r["found"], r["reps"],
+                fmt(r["local"]), fmt(r["predicted"]), fmt(r["naive"]), r["naive"] / r["local"],
+                fmt(r["central"])))
     lines += ["", END]
     return "\n".join(lines)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--parts", default="scalar,vector")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies the repetitions per cell")
     parser.add_argument("--json", default=os.path.join(HERE, "local_accuracy.json"))
     parser.add_argument("--md", default=os.path.join(REPO, "doc", "accuracy.md"))
@@ -142,18 +228,24 @@ def main():
     parser.add_argument("--build", default="", help="the build stamp to quote")
     parser.add_argument("--command", default="bash test/bench/local_accuracy.sh")
     args = parser.parse_args()
-    if args.results:
-        with open(args.results) as f:
+    try:
+        with open(args.results or args.json) as f:
             saved = json.load(f)
-    else:
+    except FileNotFoundError:
+        saved = {}
+    if not args.results:
         if not psql("SELECT 1 FROM pg_database WHERE datname = '%s'" % DB, db="postgres").strip():
             psql("CREATE DATABASE %s;" % DB, db="postgres")
         psql("CREATE EXTENSION IF NOT EXISTS uldp;\n"
              "SELECT uldp.set_budget(current_user::regrole, 1e12, 1);\n")
         t0 = time.time()
-        saved = dict(results=run(args.scale), command=args.command, build=args.build,
-                     seconds=0)
-        saved["seconds"] = round(time.time() - t0)
+        parts = args.parts.split(",")
+        if "scalar" in parts:
+            saved["results"] = run(args.scale)
+        if "vector" in parts:
+            saved["vector"] = run_vector(args.scale)
+        saved.update(command=args.command, build=args.build,
+                     seconds=round(time.time() - t0) + (saved.get("seconds", 0) if len(parts) < 2 else 0))
         with open(args.json, "w") as f:
             json.dump(saved, f, indent=1)
     doc_block.splice(args.md, START, END, markdown(saved), before="## Reading")

@@ -4,7 +4,7 @@
 # test/bench/local_accuracy.py, which writes test/bench/local_accuracy.json and its block of
 # doc/accuracy.md. Not run in CI.
 #
-# Usage: bash test/bench/local_accuracy.sh [--scale S]
+# Usage: bash test/bench/local_accuracy.sh [--parts scalar,vector] [--scale S]
 #   ULDP_NO_BUILD=1   skip dependency install and build (measure what is installed)
 #   ULDP_PORT         cluster port (default 54343)
 set -euo pipefail
@@ -22,11 +22,8 @@ PYTHON=/usr/bin/python3
 
 uldp_start_cluster
 
-if [ "$(id -u)" -eq 0 ] || [ "$(id -un)" = postgres ]; then
-    export ULDP_ACC_PSQL="$ULDP_PGBIN/psql"
-else
-    export ULDP_ACC_PSQL="sudo -n -u postgres env PGHOST=$PGHOST PGPORT=$PGPORT PGUSER=$PGUSER $ULDP_PGBIN/psql"
-fi
+ULDP_ACC_PSQL="$(uldp_bench_psql)"
+export ULDP_ACC_PSQL
 
 COMMAND="bash test/bench/local_accuracy.sh"
 [ "$ULDP_PG_ROOT" = /usr ] || COMMAND="ULDP_NO_BUILD=${ULDP_NO_BUILD:-0} ULDP_PG_ROOT=$ULDP_PG_ROOT $COMMAND"
