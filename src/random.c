@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * random.c
- *	  Random bits and exact uniform integers.
+ *	  Random bits: the source of the extension and of the exact samplers in
+ *	  src/local/exactnoise.c (host.h).
  *
  * Production randomness comes from pg_strong_random() (OpenSSL or
  * /dev/urandom), buffered per backend.  The buffer remembers the process id
