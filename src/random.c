@@ -10,7 +10,8 @@
  * preloaded into the postmaster) are never reused by a child.
  *
  * The seeded mode (uldp.test_seed <> 0, PGC_SUSET) replaces the source by
- * xoshiro256** seeded through splitmix64, so that regression tests have
+ * xoshiro256** seeded through splitmix64 (src/local/xoshiro.c, which also
+ * draws the local rounds' public rotations), so that regression tests have
  * exact expected outputs.  Setting the parameter restarts the stream.
  *
  *-------------------------------------------------------------------------
@@ -19,6 +20,7 @@
 
 #include "miscadmin.h"
 
+#include "local/xoshiro.h"
 #include "random.h"
 
 int			uldp_test_seed = 0;
@@ -29,7 +31,7 @@ static uint8 strong_buffer[STRONG_BUFFER_SIZE];
 static int	strong_used = STRONG_BUFFER_SIZE;
 static int	strong_owner_pid = 0;
 
-static uint64 test_state[4];
+static UldpXoshiro test_state;
 static bool test_state_ready = false;
 
 void
@@ -39,44 +41,14 @@ uldp_test_seed_assign(int newval, void *extra)
 }
 
 static uint64
-splitmix64(uint64 *x)
-{
-	uint64		z = (*x += UINT64CONST(0x9E3779B97F4A7C15));
-
-	z = (z ^ (z >> 30)) * UINT64CONST(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64CONST(0x94D049BB133111EB);
-	return z ^ (z >> 31);
-}
-
-static inline uint64
-rotl(uint64 x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static uint64
 test_stream_next(void)
 {
-	uint64		result;
-	uint64		t;
-
 	if (!test_state_ready)
 	{
-		uint64		seed = (uint64) uldp_test_seed;
-
-		for (int i = 0; i < 4; i++)
-			test_state[i] = splitmix64(&seed);
+		uldp_xoshiro_seed(&test_state, (uint64) uldp_test_seed);
 		test_state_ready = true;
 	}
-	result = rotl(test_state[1] * 5, 7) * 9;
-	t = test_state[1] << 17;
-	test_state[2] ^= test_state[0];
-	test_state[3] ^= test_state[1];
-	test_state[1] ^= test_state[2];
-	test_state[0] ^= test_state[3];
-	test_state[2] ^= t;
-	test_state[3] = rotl(test_state[3], 45);
-	return result;
+	return uldp_xoshiro_next(&test_state);
 }
 
 uint64

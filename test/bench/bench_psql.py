@@ -18,3 +18,12 @@ def psql(script, db, command_env):
     if result.returncode != 0:
         sys.exit("psql failed (%d):\n%s" % (result.returncode, result.stderr[-4000:]))
     return result.stdout
+
+
+def prepare_database(db, command_env):
+    """Creates database "db" if it does not exist, with the extension, and gives the bench's role
+    an unlimited budget (the benches measure releases, not budgets)."""
+    if not psql("SELECT 1 FROM pg_database WHERE datname = '%s'" % db, "postgres", command_env).strip():
+        psql("CREATE DATABASE %s;" % db, "postgres", command_env)
+    psql("CREATE EXTENSION IF NOT EXISTS uldp;\n"
+         "SELECT uldp.set_budget(current_user::regrole, 1e12, 1);\n", db, command_env)

@@ -234,10 +234,7 @@ def main():
     except FileNotFoundError:
         saved = {}
     if not args.results:
-        if not psql("SELECT 1 FROM pg_database WHERE datname = '%s'" % DB, db="postgres").strip():
-            psql("CREATE DATABASE %s;" % DB, db="postgres")
-        psql("CREATE EXTENSION IF NOT EXISTS uldp;\n"
-             "SELECT uldp.set_budget(current_user::regrole, 1e12, 1);\n")
+        bench_psql.prepare_database(DB, "ULDP_ACC_PSQL")
         t0 = time.time()
         parts = args.parts.split(",")
         if "scalar" in parts:
