@@ -297,3 +297,7 @@ SELECT id, kind, epsilon, delta, created_by = current_user AS mine,
 FROM uldp.ldp_rounds ORDER BY id;
 -- rounds, reports and results charge no central budget: no ledger row was written
 SELECT count(*) - :ledger_rows AS new_ledger_rows FROM uldp.ledger_data;
+
+-- bounds so wide that the decoding's sums would overflow doubles (results must stay finite)
+SELECT uldp.ldp_round('mean', '{"lower": -1e300, "upper": 1e300, "epsilon": 1}');
+SELECT uldp.ldp_round('gradient', '{"model": {"loss": "logistic", "weights": [1, 0], "feature_radius": 1}, "clip": 1e300, "learning_rate": 1, "epsilon": 1}');

@@ -29,7 +29,6 @@
 #include "host.h"
 #include "json.h"
 #include "kinds.h"
-#include "summary.h"
 #include "uldp_local.h"
 
 #define KEYS_HINT "See doc/local.md for the keys of each kind of round."
@@ -171,11 +170,11 @@ read_string(const UldpJson *object, const char *key, bool *ok, UldpLocalError *e
 static bool
 check_positive(const char *key, double value, UldpLocalError *error)
 {
-	if (value > 0 && value <= ULDP_LOCAL_LARGEST)
+	if (value > 0 && value <= ULDP_LOCAL_MAX_MAGNITUDE)
 		return true;
 	uldp_local_fail(error, "%s %g is out of range", key, value);
 	return uldp_local_hint(error, "The %s must be positive and at most %g.",
-						   key, ULDP_LOCAL_LARGEST);
+						   key, ULDP_LOCAL_MAX_MAGNITUDE);
 }
 
 /*
@@ -400,11 +399,13 @@ read_intervals(const UldpJson *json, UldpLocalRound *round, UldpLocalError *erro
 	}
 	for (int i = 0; i < round->padded; i++)
 		if (!(round->lower[i] < round->upper[i]) ||
-			!isfinite(round->upper[i] - round->lower[i]))
+			!(fabs(round->lower[i]) <= ULDP_LOCAL_MAX_MAGNITUDE &&
+			  fabs(round->upper[i]) <= ULDP_LOCAL_MAX_MAGNITUDE))
 		{
 			uldp_local_fail(error, "interval %d [%g, %g] is empty or too wide", i,
 							round->lower[i], round->upper[i]);
-			return uldp_local_hint(error, "Each lower must be below its upper, at a finite distance.");
+			return uldp_local_hint(error, "Each lower must be below its upper, both within +-%g.",
+								   ULDP_LOCAL_MAX_MAGNITUDE);
 		}
 	return true;
 }

@@ -36,6 +36,13 @@
 #define ULDP_LOCAL_GRID_LEVELS 1048576
 /* reports' levels lie within +-ULDP_LOCAL_MAX_LEVEL (noise included) */
 #define ULDP_LOCAL_MAX_LEVEL (INT64_C(1) << 62)
+/*
+ * the largest bound, tau, clip or feature_radius of a round, and the largest
+ * magnitude of an interval's ends: with levels within +-2^62 and epsilon at
+ * least 1e-6, every value, variance and sum the decoding computes stays
+ * below 2^1000, so results are finite for every round and every report
+ */
+#define ULDP_LOCAL_MAX_MAGNITUDE 0x1p400
 /* room for any error message or hint */
 #define ULDP_LOCAL_ERROR_SIZE 256
 /* a report's JSON fits in this many bytes */
