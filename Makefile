@@ -1,7 +1,8 @@
 EXTENSION = uldp
 # The client library (src/local/, libc only): linked into the extension,
 # which provides its host (random bits, memory), and built again below
-# without any PostgreSQL include path as libuldp_local.a and uldp-local.
+# without any PostgreSQL include path as src/local/libuldp_local.a and
+# src/local/uldp-local (the build stays under src/).
 LOCAL_MODULES = error json xoshiro hadamard round summary grids report \
 	reportjson shuffle exactnoise
 MODULE_big = uldp
@@ -24,8 +25,9 @@ REGRESS_OPTS = --inputdir=.
 PG_CPPFLAGS = -I$(srcdir)/src
 override PG_CFLAGS += -std=gnu99 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
-SCRIPTS_built = uldp-local
-EXTRA_CLEAN = libuldp_local.a src/local/*.client.o
+LOCAL_LIB = src/local/libuldp_local.a
+LOCAL_TOOL = src/local/uldp-local
+EXTRA_CLEAN = $(LOCAL_LIB) $(LOCAL_TOOL) src/local/*.client.o
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -46,23 +48,25 @@ src/local/%.client.o: src/local/%.c $(wildcard $(srcdir)/src/local/*.h)
 src/local/cli.client.o: LOCAL_CFLAGS += -DULDP_VERSION='"$(ULDP_VERSION)"'
 src/local/cli.client.o: uldp.control
 
-libuldp_local.a: $(LOCAL_CLIENT_OBJS)
+$(LOCAL_LIB): $(LOCAL_CLIENT_OBJS)
 	rm -f $@
 	$(AR) crs $@ $^
 
-uldp-local: src/local/cli.client.o libuldp_local.a
+$(LOCAL_TOOL): src/local/cli.client.o $(LOCAL_LIB)
 	$(CC) $(LOCAL_CFLAGS) -o $@ $^ -lm
 
-all: libuldp_local.a
+all: $(LOCAL_LIB) $(LOCAL_TOOL)
 
 install: install-local
-install-local: libuldp_local.a
-	$(MKDIR_P) '$(DESTDIR)$(libdir)' '$(DESTDIR)$(includedir)/uldp'
-	$(INSTALL_DATA) libuldp_local.a '$(DESTDIR)$(libdir)/'
+install-local: $(LOCAL_LIB) $(LOCAL_TOOL)
+	$(MKDIR_P) '$(DESTDIR)$(bindir)' '$(DESTDIR)$(libdir)' '$(DESTDIR)$(includedir)/uldp'
+	$(INSTALL_PROGRAM) $(LOCAL_TOOL) '$(DESTDIR)$(bindir)/'
+	$(INSTALL_DATA) $(LOCAL_LIB) '$(DESTDIR)$(libdir)/'
 	$(INSTALL_DATA) $(srcdir)/src/local/uldp_local.h '$(DESTDIR)$(includedir)/uldp/'
 
 uninstall: uninstall-local
 uninstall-local:
-	rm -f '$(DESTDIR)$(libdir)/libuldp_local.a' '$(DESTDIR)$(includedir)/uldp/uldp_local.h'
+	rm -f '$(DESTDIR)$(bindir)/uldp-local' '$(DESTDIR)$(libdir)/libuldp_local.a' \
+		'$(DESTDIR)$(includedir)/uldp/uldp_local.h'
 
 .PHONY: install-local uninstall-local

@@ -2,7 +2,7 @@
 # test/local/cli.sh -- the client tool uldp-local on its own, without PostgreSQL: the reports' format
 # for every kind of round, the refusal of bad rounds, samples and arguments, the ledger, the shuffle
 # bound, and two statistical checks of the reports' distribution. It builds nothing: run `make` first
-# (the tool is ./uldp-local at the top of the tree; ULDP_LOCAL_CLI overrides the path).
+# (the tool is src/local/uldp-local in the tree; ULDP_LOCAL_CLI overrides the path).
 #
 # Statistics (real randomness, so each can fail by chance: three checks at a = 3e-7, together below
 # 1e-6):
@@ -22,7 +22,7 @@ set -uo pipefail
 export LC_ALL=C
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-CLI="${ULDP_LOCAL_CLI:-$REPO/uldp-local}"
+CLI="${ULDP_LOCAL_CLI:-$REPO/src/local/uldp-local}"
 PYTHON=/usr/bin/python3
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
