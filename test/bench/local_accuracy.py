@@ -138,25 +138,30 @@ def run_vector(scale):
         truth = np.array(make_vector_data(n, d, m))
         padded = 1 << (d - 1).bit_length()
         tau = math.sqrt(2 * math.log(2 * n * padded / GAMMA) / m)
-        errors = {"local": [], "naive": [], "central": []}
-        found = 0
-        for _ in range(reps):
-            rng, local, naive, central = vector_repetition(d, padded, eps0, tau)
-            found += all(rng["found"])
-            for key, est in (("local", local), ("naive", naive), ("central", central)):
-                errors[key].append(float(np.linalg.norm(np.array(est, dtype=float) - truth)))
+        found, _, errors = repeat(reps, lambda: vector_repetition(d, padded, eps0, tau),
+                                  lambda rng: all(rng["found"]),
+                                  lambda est: float(np.linalg.norm(np.array(est, dtype=float) - truth)))
         row = dict(n=n, d=d, m=m, eps0=eps0, reps=reps, tau=tau, padded=padded, found=found,
                    predicted=12 * math.sqrt(2) * tau * padded / (eps0 * math.sqrt(n)),
                    seconds=round(time.time() - t0))
-        for key, errs in errors.items():
-            row[key] = rmse(errs)
+        row.update(errors)
         results.append(row)
         print(json.dumps(row), flush=True)
     return results
 
 
-def rmse(errors):
-    return float(np.sqrt(np.mean(np.square(errors))))
+def repeat(reps, repetition, found_in, error_of):
+    """Runs a cell's repetitions; returns how many found their range, the ranges' widths (scalar
+    ranges) and the RMSE of each mechanism's estimate (error_of: an estimate's error)."""
+    found, widths, errors = 0, [], {"local": [], "naive": [], "central": []}
+    for _ in range(reps):
+        rng, *estimates = repetition()
+        found += bool(found_in(rng))
+        if not isinstance(rng["upper"], list):
+            widths.append(float(rng["upper"]) - float(rng["lower"]))
+        for key, estimate in zip(("local", "naive", "central"), estimates):
+            errors[key].append(error_of(estimate))
+    return found, widths, {key: float(np.sqrt(np.mean(np.square(e)))) for key, e in errors.items()}
 
 
 def run(scale):
@@ -166,23 +171,14 @@ def run(scale):
         t0 = time.time()
         truth = make_data(n, m)
         tau = tau_for(n, m)
-        errors = {"local": [], "naive": [], "central": []}
-        found = 0
-        widths = []
-        for _ in range(reps):
-            rng, local, naive, central = repetition(eps0, tau)
-            found += bool(rng.get("found", True))
-            widths.append(float(rng["upper"]) - float(rng["lower"]))
-            errors["local"].append(local - truth)
-            errors["naive"].append(naive - truth)
-            errors["central"].append(central - truth)
+        found, widths, errors = repeat(reps, lambda: repetition(eps0, tau),
+                                       lambda rng: rng.get("found", True), lambda est: est - truth)
         row = dict(n=n, m=m, eps0=eps0, reps=reps, tau=tau, found=found,
                    width=float(np.median(widths)),
                    predicted=12 * math.sqrt(2) * tau / (eps0 * math.sqrt(n)),
                    naive_predicted=2 * math.sqrt(2) * BOUND / (eps0 * math.sqrt(n)),
                    seconds=round(time.time() - t0))
-        for key, errs in errors.items():
-            row[key] = rmse(errs)
+        row.update(errors)
         results.append(row)
         print(json.dumps(row), flush=True)
     return results
