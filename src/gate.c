@@ -13,19 +13,29 @@
  * role may not read, the query must be a release, and only then does the
  * hook drop the SELECT requirement from that one range table entry:
  *
- *	SELECT <outputs> FROM <protected table> [WHERE <safe filter>]
+ *	SELECT <outputs> FROM <protected table> [JOIN <ordinary tables> ON ...]
+ *	[WHERE <safe filter>] [GROUP BY <safe keys> [HAVING <condition>]]
+ *	[ORDER BY <outputs>] [LIMIT ...]
  *
- * where every output is built from uldp aggregates and constants, the
- * aggregates' user argument is the table's privacy unit column, and their
- * value argument, FILTER clause and the WHERE clause are safe expressions
- * (safe_expr.c: nothing in them can raise an error that depends on a row or
- * have a side effect; what may fail on public values, such as a cast of a
- * parameter, is added to the WHERE clause once more, as a clause that
- * PostgreSQL evaluates once before the scan reads its first row).
- * No joins, subqueries, GROUP BY, HAVING, DISTINCT, ORDER BY, LIMIT, window
+ * where every output is built from uldp aggregates, grouping keys and
+ * constants, the aggregates' user argument is the table's privacy unit
+ * column, and their value argument, FILTER clause, the grouping keys, the
+ * join conditions and the WHERE clause are safe expressions (safe_expr.c:
+ * nothing in them can raise an error that depends on a row or have a side
+ * effect; what may fail on public values, such as a cast of a parameter, is
+ * added to the WHERE clause once more, as a clause that PostgreSQL evaluates
+ * once before the scan reads its first row).  The other tables of a join
+ * are ordinary tables that the role may read: each joined row then comes
+ * from one row of the protected table, and so from one user, whose
+ * contribution the aggregates bound whatever its number of rows.  A join of
+ * two protected tables is refused: one user's rows would reach the rows of
+ * the other's users.  A grouped release is rewritten by grouping.c, which
+ * bounds the groups per user and selects the groups privately; what
+ * HAVING, ORDER BY and LIMIT then do with the released groups is
+ * post-processing.  No subqueries in FROM, DISTINCT, GROUPING SETS, window
  * functions, set-returning functions, locking clauses or TABLESAMPLE.  Such
  * a release query may itself sit inside a bigger query (a scalar subquery,
- * a CTE, a plpgsql statement): what happens to its single output row is
+ * a CTE, a plpgsql statement): what happens to its output rows is
  * post-processing of a differentially private result.
  *
  * Three more things would show per-row facts that the release hides, and
@@ -63,6 +73,7 @@
 #include "utils/regproc.h"
 
 #include "gate.h"
+#include "grouping.h"
 #include "protect.h"
 #include "safe_expr.h"
 
@@ -84,8 +95,8 @@ uldp_gate_refuse(const char *table, const char *detail)
 {
 	uldp_gate_refuse_hint(table, detail,
 						  "Without SELECT privilege on it, only releases are allowed: "
-						  "SELECT of uldp aggregates over its privacy unit FROM it alone, "
-						  "filtered with comparisons, boolean logic, IN lists, constants and arithmetic.");
+						  "SELECT of uldp aggregates over its privacy unit FROM it (joined with ordinary tables), "
+						  "filtered and grouped with comparisons, boolean logic, IN lists, constants, arithmetic and date functions.");
 }
 
 /* Would PostgreSQL's executor let userid read what rte reads (ExecCheckRTEPerms)? */
@@ -156,6 +167,7 @@ typedef struct Protected
 	const char *table;
 	const char *unit_name;
 	List	   *checks;			/* clauses to evaluate before reading (safe_expr.c) */
+	List	   *keys;			/* the grouping keys, once made safe */
 } Protected;
 
 static void
@@ -203,21 +215,29 @@ check_aggref(Aggref *aggref, Protected *target)
 			if (argno > user_argno && contain_var_clause((Node *) arg->expr))
 				uldp_gate_refuse(target->table,
 								 "The privacy parameters of a uldp aggregate must be constants.");
-			arg->expr = (Expr *) uldp_safe_expr((Node *) arg->expr, target->varno, target->table,
-												&target->checks);
+			arg->expr = (Expr *) uldp_safe_expr((Node *) arg->expr, target->table, &target->checks);
 		}
 		argno++;
 	}
-	aggref->aggfilter = (Expr *) uldp_safe_expr((Node *) aggref->aggfilter, target->varno,
-												target->table, &target->checks);
+	aggref->aggfilter = (Expr *) uldp_safe_expr((Node *) aggref->aggfilter, target->table,
+												&target->checks);
 }
 
-/* Outputs: uldp aggregates, and anything computed from them and constants. */
+/*
+ * Outputs: uldp aggregates, grouping keys, and anything computed from them
+ * and constants.  What is computed from the keys is computed per released
+ * group, after its selection.
+ */
 static bool
 check_output(Node *node, Protected *target)
 {
+	ListCell   *lc;
+
 	if (node == NULL)
 		return false;
+	foreach(lc, target->keys)
+		if (equal(node, lfirst(lc)))
+			return false;
 	if (IsA(node, Aggref))
 	{
 		check_aggref((Aggref *) node, target);
@@ -229,13 +249,68 @@ check_output(Node *node, Protected *target)
 }
 
 /*
+ * The other entries of a release's range table: joins, and ordinary tables
+ * the role may read (PostgreSQL checks that), not protected ones.
+ */
+static void
+check_joined(Query *query, Index varno, Protected *target)
+{
+	Index		index = 0;
+	ListCell   *lc;
+
+	foreach(lc, query->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+		AttrNumber	privacy_unit;
+
+		if (++index == varno || rte->rtekind == RTE_JOIN)
+			continue;
+		if (rte->rtekind != RTE_RELATION)
+			uldp_gate_refuse(target->table,
+							 "It can only be joined with tables: no subqueries, functions, VALUES or CTEs in the same FROM.");
+		if (uldp_table_protection(rte->relid, &privacy_unit) || uldp_gate_reads_protected(rte))
+			uldp_gate_refuse_hint(target->table,
+								  psprintf("It is joined with \"%s\", which uldp protects too.", get_rel_name(rte->relid)),
+								  "One user's rows would reach the rows of the other table's users: release over each protected table separately.");
+		if (rte->tablesample != NULL)
+			uldp_gate_refuse(target->table, "TABLESAMPLE is not allowed.");
+	}
+}
+
+/* Makes the join conditions of a release safe (safe_expr.c). */
+static void
+check_join_tree(Node *node, Protected *target)
+{
+	if (node == NULL || IsA(node, RangeTblRef))
+		return;
+	if (IsA(node, FromExpr))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((FromExpr *) node)->fromlist)
+			check_join_tree(lfirst(lc), target);
+		return;
+	}
+	if (IsA(node, JoinExpr))
+	{
+		JoinExpr   *join = (JoinExpr *) node;
+
+		check_join_tree(join->larg, target);
+		check_join_tree(join->rarg, target);
+		join->quals = uldp_safe_expr(join->quals, target->table, &target->checks);
+		return;
+	}
+	uldp_gate_refuse(target->table, "Its FROM clause holds something other than tables and joins.");
+}
+
+/*
  * Refuse query unless it is a release over its range table entry varno, a
  * protected table; rewrite its per-row expressions to their safe versions.
  */
 static void
 check_release(Query *query, Index varno, RangeTblEntry *rte, AttrNumber privacy_unit)
 {
-	Protected	target = {varno, privacy_unit, get_rel_name(rte->relid), NULL, NIL};
+	Protected	target = {varno, privacy_unit, get_rel_name(rte->relid), NULL, NIL, NIL};
 	FromExpr   *from = query->jointree;
 	ListCell   *lc;
 
@@ -247,20 +322,35 @@ check_release(Query *query, Index varno, RangeTblEntry *rte, AttrNumber privacy_
 		uldp_gate_refuse(target.table, "Only SELECT can read it.");
 	if (!query->hasAggs)
 		uldp_gate_refuse(target.table, "Raw rows are not released: only uldp aggregates are.");
-	if (list_length(query->rtable) != 1 || from == NULL || list_length(from->fromlist) != 1 ||
-		!IsA(linitial(from->fromlist), RangeTblRef) || query->cteList != NIL ||
-		query->setOperations != NULL || query->hasSubLinks)
+	if (from == NULL || query->cteList != NIL || query->setOperations != NULL || query->hasSubLinks)
 		uldp_gate_refuse(target.table,
-						 "It can only be read alone: no joins, subqueries, CTEs or set operations in the same SELECT.");
+						 "No subqueries, CTEs or set operations in the same SELECT.");
+	check_joined(query, varno, &target);
 	if (rte->tablesample != NULL)
 		uldp_gate_refuse(target.table, "TABLESAMPLE is not allowed.");
-	if (query->groupClause != NIL || query->groupingSets != NIL || query->havingQual != NULL)
+	if (query->groupingSets != NIL)
+		uldp_gate_refuse(target.table, "GROUPING SETS, ROLLUP and CUBE are not allowed: group by plain keys.");
+	if (query->havingQual != NULL && query->groupClause == NIL)
+		uldp_gate_refuse(target.table, "HAVING needs GROUP BY.");
+	if (query->distinctClause != NIL || query->hasWindowFuncs || query->hasTargetSRFs)
 		uldp_gate_refuse(target.table,
-						 "GROUP BY and HAVING are not allowed: the set of groups would be released without noise.");
-	if (query->distinctClause != NIL || query->sortClause != NIL || query->limitCount != NULL ||
-		query->limitOffset != NULL || query->hasWindowFuncs || query->hasTargetSRFs)
-		uldp_gate_refuse(target.table,
-						 "DISTINCT, ORDER BY, LIMIT, window functions and set-returning functions are not allowed.");
+						 "DISTINCT, window functions and set-returning functions are not allowed.");
+	if (query->limitCount != NULL && contain_var_clause(query->limitCount))
+		uldp_gate_refuse(target.table, "LIMIT must be a constant.");
+
+	/* the grouping keys: computed per row, then released with their groups */
+	foreach(lc, query->groupClause)
+	{
+		TargetEntry *key = get_sortgroupclause_tle(lfirst_node(SortGroupClause, lc), query->targetList);
+
+		if (IsA(key->expr, Var) && ((Var *) key->expr)->varno == varno &&
+			((Var *) key->expr)->varattno == privacy_unit)
+			uldp_gate_refuse_hint(target.table,
+								  psprintf("It is grouped by its privacy unit \"%s\".", target.unit_name),
+								  "Each group would hold one user: group by a property that many users share.");
+		key->expr = (Expr *) uldp_safe_expr((Node *) key->expr, target.table, &target.checks);
+		target.keys = lappend(target.keys, key->expr);
+	}
 	foreach(lc, query->targetList)
 	{
 		TargetEntry *tle = lfirst_node(TargetEntry, lc);
@@ -269,7 +359,11 @@ check_release(Query *query, Index varno, RangeTblEntry *rte, AttrNumber privacy_
 		if (contain_volatile_functions((Node *) tle->expr))
 			uldp_gate_refuse(target.table, "Volatile functions, which may have side effects, are not allowed.");
 	}
-	from->quals = uldp_safe_expr(from->quals, varno, target.table, &target.checks);
+	check_output(query->havingQual, &target);
+	if (contain_volatile_functions(query->havingQual))
+		uldp_gate_refuse(target.table, "Volatile functions, which may have side effects, are not allowed.");
+	check_join_tree((Node *) from, &target);
+	from->quals = uldp_safe_expr(from->quals, target.table, &target.checks);
 	/* evaluated once, before the scan reads a row: a clause without columns */
 	if (target.checks != NIL)
 		from->quals = make_and_qual(from->quals, (Node *) make_ands_explicit(target.checks));
@@ -301,9 +395,20 @@ gate_query(Query *query)
 	return gated;
 }
 
-/* Visit every query level (range table subqueries, CTEs, sublinks); *gated names a gated table. */
+/* What the planner hook found in a statement's query levels */
+typedef struct GateFindings
+{
+	const char *gated;			/* a gated table, or NULL */
+	bool		grouped;		/* a grouped release was rewritten */
+} GateFindings;
+
+/*
+ * Visit every query level (range table subqueries, CTEs, sublinks): check
+ * the releases over gated tables, then rewrite grouped releases
+ * (grouping.c), whose added calls are uldp's own and need no check.
+ */
 static bool
-gate_walker(Node *node, const char **gated)
+gate_walker(Node *node, GateFindings *findings)
 {
 	if (node == NULL)
 		return false;
@@ -313,37 +418,46 @@ gate_walker(Node *node, const char **gated)
 		const char *table = gate_query(query);
 
 		if (table)
-			*gated = table;
-		return query_tree_walker(query, gate_walker, (void *) gated, 0);
+			findings->gated = table;
+		if (uldp_grouping_rewrite(query))
+			findings->grouped = true;
+		return query_tree_walker(query, gate_walker, (void *) findings, 0);
 	}
-	return expression_tree_walker(node, gate_walker, (void *) gated);
+	return expression_tree_walker(node, gate_walker, (void *) findings);
 }
 
 static PlannedStmt *
 gate_planner(Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams)
 {
-	const char *gated = NULL;
+	GateFindings findings = {NULL, false};
 	int			nest_level;
 	PlannedStmt *plan;
 	static const char *const scan_settings[][2] = {
 		{"enable_seqscan", "on"}, {"enable_indexscan", "off"}, {"enable_indexonlyscan", "off"},
 		{"enable_bitmapscan", "off"}, {"enable_tidscan", "off"},
 	};
+	/* a grouped release aggregates sorted rows, all read first (grouping.c) */
+	static const char *const grouping_settings[][2] = {
+		{"enable_hashagg", "off"}, {"enable_incremental_sort", "off"}, {"enable_mergejoin", "off"},
+	};
 
-	gate_walker((Node *) parse, &gated);
-	if (!gated)
+	gate_walker((Node *) parse, &findings);
+	if (!findings.gated && !findings.grouped)
 	{
 		if (previous_planner_hook)
 			return previous_planner_hook(parse, query_string, cursorOptions, boundParams);
 		return standard_planner(parse, query_string, cursorOptions, boundParams);
 	}
 
-	if (Debug_print_plan)
-		uldp_gate_refuse(gated, "debug_print_plan would print row estimates of a protected table.");
+	if (findings.gated && Debug_print_plan)
+		uldp_gate_refuse(findings.gated, "debug_print_plan would print row estimates of a protected table.");
 	/* restored when planning ends, or by the abort if it fails */
 	nest_level = NewGUCNestLevel();
-	for (int i = 0; i < lengthof(scan_settings); i++)
+	for (int i = 0; findings.gated && i < lengthof(scan_settings); i++)
 		(void) set_config_option(scan_settings[i][0], scan_settings[i][1], PGC_USERSET,
+								 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	for (int i = 0; findings.grouped && i < lengthof(grouping_settings); i++)
+		(void) set_config_option(grouping_settings[i][0], grouping_settings[i][1], PGC_USERSET,
 								 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	if (previous_planner_hook)
 		plan = previous_planner_hook(parse, query_string, cursorOptions, boundParams);

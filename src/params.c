@@ -316,16 +316,6 @@ uldp_aggref_constants(FunctionCallInfo fcinfo, int first, Datum *values,
 }
 
 void
-uldp_params_from_aggref(FunctionCallInfo fcinfo, int first, UldpParams *params)
-{
-	Datum		values[4];
-	bool		nulls[4];
-	int			nvalues = uldp_aggref_constants(fcinfo, first, values, nulls, 4);
-
-	uldp_params_set(params, nvalues, values, nulls);
-}
-
-void
 uldp_refuse_window(FunctionCallInfo fcinfo)
 {
 	int			context = AggCheckCallContext(fcinfo, NULL);

@@ -59,8 +59,6 @@ extern int	uldp_aggref_constants(FunctionCallInfo fcinfo, int first,
 								  Datum *values, bool *nulls, int max);
 extern void uldp_params_from_args(FunctionCallInfo fcinfo, int first,
 								  UldpParams *params);
-extern void uldp_params_from_aggref(FunctionCallInfo fcinfo, int first,
-									UldpParams *params);
 extern void uldp_refuse_window(FunctionCallInfo fcinfo);
 
 #endif							/* ULDP_PARAMS_H */

@@ -201,7 +201,7 @@ uldp_quantile_finalfn(PG_FUNCTION_ARGS)
 
 	uldp_refuse_window(fcinfo);
 	uldp_release_begin(fcinfo);
-	nvalues = uldp_aggref_constants(fcinfo, 2, values, nulls, 4);
+	nvalues = uldp_release_constants(fcinfo, 2, values, nulls, 4);
 	quantile_params_set(&params, nvalues, values, nulls);
 	epsilon = params.epsilon * ULDP_SPEND_MARGIN;
 	grid = uldp_float_grid(params.lower, params.upper,

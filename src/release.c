@@ -100,7 +100,7 @@ begin_release(FunctionCallInfo fcinfo, UldpParams *params, int64 *nusers,
 
 	uldp_refuse_window(fcinfo);
 	uldp_release_begin(fcinfo);
-	uldp_params_from_aggref(fcinfo, 2, params);
+	uldp_release_params(fcinfo, 2, params);
 	aggref = AggGetAggref(fcinfo);
 	/* aggargtypes, unlike args, survives the finalize step of a parallel
 	 * aggregation, whose args are the partial states */

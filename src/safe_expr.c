@@ -9,7 +9,8 @@
  * by zero" exactly when some row has x = 4), a side effect, a NOTICE.  So
  * they are built from an allow-list of things that cannot fail:
  *
- *	- columns of the protected table (not system columns or whole rows),
+ *	- columns of the protected table and of the tables joined with it (not
+ *	  system columns or whole rows),
  *	  constants, parameters of a prepared statement, CURRENT_DATE and kin,
  *	  now();
  *	- AND, OR, NOT, IS [NOT] NULL, IS [NOT] TRUE/FALSE, CASE, COALESCE,
@@ -214,7 +215,6 @@ static const SafeFunction safe_functions[] = {
 
 typedef struct SafeContext
 {
-	Index		varno;			/* the protected table's range table index */
 	const char *table;
 	List	  **checks;			/* evaluated before any row is read (see the header) */
 } SafeContext;
@@ -674,7 +674,7 @@ safe_mutator(Node *node, SafeContext *context)
 			{
 				Var		   *var = (Var *) node;
 
-				if (var->varlevelsup != 0 || var->varno != context->varno)
+				if (var->varlevelsup != 0)
 					uldp_gate_refuse(context->table, "Outer references are not allowed.");
 				if (var->varattno <= 0)
 					uldp_gate_refuse(context->table,
@@ -758,15 +758,17 @@ safe_mutator(Node *node, SafeContext *context)
 
 /*
  * expr with every operator and cast that could fail replaced by its safe
- * version; refuses (ERROR) anything outside the allow-list.  varno is the
- * protected table's range table index: the only table expr may read.  The
- * clauses that must be evaluated before any row is read (see the file's
- * header) are added to *checks.
+ * version; refuses (ERROR) anything outside the allow-list.  expr may read
+ * the columns of its query level's tables (the protected one, and the
+ * ordinary tables joined with it: a failure on their rows would depend on
+ * the protected row they are joined with).  The clauses that must be
+ * evaluated before any row is read (see the file's header) are added to
+ * *checks.
  */
 Node *
-uldp_safe_expr(Node *expr, Index varno, const char *table, List **checks)
+uldp_safe_expr(Node *expr, const char *table, List **checks)
 {
-	SafeContext context = {varno, table, checks};
+	SafeContext context = {table, checks};
 
 	return safe_mutator(expr, &context);
 }

@@ -10,6 +10,6 @@
 
 #include "nodes/primnodes.h"
 
-extern Node *uldp_safe_expr(Node *expr, Index varno, const char *table, List **checks);
+extern Node *uldp_safe_expr(Node *expr, const char *table, List **checks);
 
 #endif							/* ULDP_SAFE_EXPR_H */

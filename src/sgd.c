@@ -558,7 +558,7 @@ uldp_sgd_finalfn(PG_FUNCTION_ARGS)
 
 	uldp_refuse_window(fcinfo);
 	uldp_release_begin(fcinfo);
-	nvalues = uldp_aggref_constants(fcinfo, 3, values, nulls, 3);
+	nvalues = uldp_release_constants(fcinfo, 3, values, nulls, 3);
 	problem.options = call_options(nvalues, values, nulls, &epsilon, &delta);
 	rho = release_rho(&problem.options, epsilon, delta);
 	problem.test_delta = tests_delta(&problem.options, epsilon, delta);

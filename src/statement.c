@@ -70,6 +70,8 @@
 #include "budget.h"
 #include "dimension.h"
 #include "gate.h"
+#include "groupbound.h"
+#include "grouping.h"
 #include "params.h"
 #include "statement.h"
 #include "userstate.h"
@@ -97,6 +99,7 @@ typedef struct ReleaseKind
 {
 	const char *finalfn;
 	UldpPlanRelease plan;
+	int			delta_param;	/* delta's place after epsilon's, or -1 */
 } ReleaseKind;
 
 static ReleaseKind release_kinds[MAX_RELEASE_KINDS];
@@ -118,6 +121,9 @@ typedef struct ReleaseNode
 	StatementReleases *statement;
 	ExecProcNodeMtd exec_agg;	/* the node's own ExecProcNodeReal */
 	UldpReleasePlan *plans;		/* by aggno; NULL entries: not uldp */
+	const ReleaseKind **kinds;	/* by aggno */
+	int			groups_per_user;	/* k of a grouped release, else 1 */
+	UldpGroupBound *group_bound;	/* a grouped release's registry */
 	bool		bounded;		/* reads a protected table: no limit checks */
 	RowBound	bound;			/* the rows it can read from protected tables */
 	bool		finalizes;		/* releases (not only partial states) */
@@ -148,17 +154,18 @@ static ExecutorStart_hook_type previous_executor_start_hook = NULL;
 static ExecutorRun_hook_type previous_executor_run_hook = NULL;
 
 void
-uldp_register_release(const char *finalfn, UldpPlanRelease plan)
+uldp_register_release(const char *finalfn, UldpPlanRelease plan, int delta_param)
 {
 	if (nrelease_kinds >= MAX_RELEASE_KINDS)
 		elog(ERROR, "too many uldp release kinds");
 	release_kinds[nrelease_kinds].finalfn = finalfn;
 	release_kinds[nrelease_kinds].plan = plan;
+	release_kinds[nrelease_kinds].delta_param = delta_param;
 	nrelease_kinds++;
 }
 
 /* The kind of a uldp aggregate, by its final function's name. */
-static UldpPlanRelease
+static const ReleaseKind *
 release_kind(Oid aggfnoid)
 {
 	HeapTuple	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
@@ -171,7 +178,7 @@ release_kind(Oid aggfnoid)
 
 	for (int i = 0; name && i < nrelease_kinds; i++)
 		if (strcmp(release_kinds[i].finalfn, name) == 0)
-			return release_kinds[i].plan;
+			return &release_kinds[i];
 	return NULL;
 }
 
@@ -247,13 +254,13 @@ join_names(List *names)
 }
 
 static void
-refuse_grouping(void)
+refuse_grouping(const char *detail)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("uldp aggregates cannot be computed per group"),
-			 errdetail("A statement's releases are charged before it reads rows, when the number of groups is not known."),
-			 errhint("Run one release per group, with the group's condition in WHERE.")));
+			 errmsg("uldp aggregates cannot be computed per group in this plan"),
+			 errdetail("%s", detail),
+			 errhint("Use GROUP BY on plain grouping keys, without GROUPING SETS, ROLLUP or CUBE, in a session that loaded uldp before planning (shared_preload_libraries or LOAD 'uldp').")));
 }
 
 /* Refuses uldp aggregates used as window functions (before any row is read). */
@@ -338,10 +345,10 @@ row_bound_walker(PlanState *planstate, RowBound *bound)
 /* Evaluates the public arguments of one uldp aggregate and plans it. */
 static void
 plan_release(AggState *aggstate, AggStatePerAgg peragg, UldpReleasePlan *plan,
-			 const char **function)
+			 const ReleaseKind **planned_kind, const char **function)
 {
 	Aggref	   *aggref = peragg->aggref;
-	UldpPlanRelease kind = release_kind(aggref->aggfnoid);
+	const ReleaseKind *kind = release_kind(aggref->aggfnoid);
 	UldpReleaseCall call = {0};
 	int			user = user_argument(aggref->aggfnoid);
 
@@ -355,7 +362,8 @@ plan_release(AggState *aggstate, AggStatePerAgg peragg, UldpReleasePlan *plan,
 											   aggstate->ss.ps.plan,
 											   aggstate->ss.ps.state->es_range_table);
 	memset(plan, 0, sizeof(UldpReleasePlan));
-	kind(&call, plan);
+	kind->plan(&call, plan);
+	*planned_kind = kind;
 	*function = call.function;
 }
 
@@ -379,12 +387,48 @@ uldp_extension(PrepareContext *context)
 	return context->extension;
 }
 
+/*
+ * A grouped release node (see grouping.c): every uldp aggregate of it was
+ * rewritten with the same slot and k, and its rows are all read and
+ * registered before the first group is aggregated: the node aggregates
+ * sorted input, and a sort reads all of its input before returning a row.
+ */
+static void
+prepare_grouping(AggState *aggstate, ReleaseNode *node, Oid extension)
+{
+	Agg		   *agg = (Agg *) aggstate->ss.ps.plan;
+	int64		slot = 0;
+
+	if (agg->groupingSets != NIL || aggstate->aggstrategy != AGG_SORTED ||
+		aggstate->aggsplit != AGGSPLIT_SIMPLE)
+		refuse_grouping("Grouped releases aggregate sorted groups, in one process.");
+	if (!uldp_grouping_barrier(outerPlan(agg)))
+		refuse_grouping("The plan does not read all rows before it aggregates the first group.");
+	for (int i = 0; i < aggstate->numaggs; i++)
+	{
+		Aggref	   *aggref = aggstate->peragg[i].aggref;
+		int64		aggref_slot;
+		int			k;
+
+		if (!extension_member(aggref->aggfnoid, extension))
+			continue;
+		if (!uldp_grouped_call(aggref, user_argument(aggref->aggfnoid), &aggref_slot, &k) ||
+			(slot != 0 && (aggref_slot != slot || k != node->groups_per_user)))
+			refuse_grouping("Its uldp aggregates were not rewritten for grouping when it was planned.");
+		slot = aggref_slot;
+		node->groups_per_user = k;
+	}
+	node->group_bound = uldp_group_bound_create(slot, node->groups_per_user,
+												aggstate->ss.ps.state->es_query_cxt);
+}
+
 /* Finds, validates and plans the uldp aggregates of one Agg node. */
 static void
 prepare_agg(AggState *aggstate, PrepareContext *context)
 {
 	Agg		   *agg = (Agg *) aggstate->ss.ps.plan;
 	ReleaseNode *node = NULL;
+	int			first_release = -1;
 
 	if (find_node((PlanState *) aggstate) != NULL)
 		return;
@@ -397,12 +441,15 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 			continue;
 		if (node == NULL)
 		{
-			if (aggstate->aggstrategy != AGG_PLAIN || agg->numCols > 0 || agg->groupingSets != NIL)
-				refuse_grouping();
 			node = palloc0(sizeof(ReleaseNode));
 			node->aggstate = aggstate;
 			node->statement = context->statement;
 			node->plans = palloc0(aggstate->numaggs * sizeof(UldpReleasePlan));
+			node->kinds = palloc0(aggstate->numaggs * sizeof(ReleaseKind *));
+			node->groups_per_user = 1;
+			first_release = i;
+			if (aggstate->aggstrategy != AGG_PLAIN || agg->numCols > 0 || agg->groupingSets != NIL)
+				prepare_grouping(aggstate, node, uldp_extension(context));
 			node->finalizes = !DO_AGGSPLIT_SKIPFINAL(aggstate->aggsplit);
 			row_bound_walker((PlanState *) aggstate, &node->bound);
 			node->bounded = node->bound.table != NULL;
@@ -414,12 +461,16 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 						 errdetail("A release over protected tables may read at most %.0f rows.", MAX_BOUNDED_ROWS),
 						 errhint("Partition the table and release over each partition's rows with a WHERE condition on the partition key.")));
 		}
-		plan_release(aggstate, peragg, &node->plans[i], &function);
+		plan_release(aggstate, peragg, &node->plans[i], &node->kinds[i], &function);
 		if (node->bounded)
 		{
 			/* the statement's releases over protected tables, together */
 			context->bounded_bytes += node->bound.rows * node->plans[i].bytes_per_row +
 				node->plans[i].fixed_bytes;
+			/* a grouped release's registry, counted with its first aggregate */
+			if (node->group_bound != NULL && i == first_release)
+				context->bounded_bytes += node->bound.rows *
+					uldp_group_bound_bytes_per_row(node->groups_per_user);
 			if (context->bounded_bytes > (double) uldp_max_state_memory * 1024)
 				ereport(ERROR,
 						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -476,9 +527,12 @@ prepare_walker(PlanState *planstate, PrepareContext *context)
 
 /*
  * Counts the runs of a release node, and charges every run after the
- * first (which the statement paid for) before it reads its input.  An Agg
- * without grouping reads all its input and finalizes in the call that
- * starts a run (agg_done false); a rescan starts a new one.
+ * first (which the statement paid for) before it reads its input.  A run
+ * starts when the node is called with nothing read yet: at its first call,
+ * and at the first call after a rescan.  An Agg without grouping reads all
+ * its input and finalizes in that call; a grouped one returns its groups
+ * over several calls.  A grouped release's registry is emptied for the run
+ * before it reads a row.
  */
 static TupleTableSlot *
 exec_release_node(PlanState *planstate)
@@ -487,7 +541,7 @@ exec_release_node(PlanState *planstate)
 	ReleaseNode *node = find_node(planstate);
 	TupleTableSlot *slot;
 
-	if (!aggstate->agg_done && !node->running)
+	if (!aggstate->agg_done && !aggstate->input_done && aggstate->grp_firstTuple == NULL)
 	{
 		if (node->runs_started == node->runs_paid)
 		{
@@ -496,6 +550,8 @@ exec_release_node(PlanState *planstate)
 		}
 		node->runs_started++;
 		node->running = true;
+		if (node->group_bound != NULL)
+			uldp_group_bound_reset(node->group_bound);
 	}
 	slot = node->exec_agg(planstate);
 	if (aggstate->agg_done)
@@ -647,6 +703,43 @@ bool
 uldp_release_bounded(FunctionCallInfo fcinfo)
 {
 	return calling_node(fcinfo)->bounded;
+}
+
+/*
+ * The public arguments after "first" of the aggregate call that final
+ * function "fcinfo" finishes, as uldp_aggref_constants() gives them, except
+ * that in a grouped release epsilon (the first) and delta are those of one
+ * group: a user contributes to at most k groups, so k groups of epsilon / k
+ * each cost epsilon (basic composition), which the statement was charged.
+ */
+int
+uldp_release_constants(FunctionCallInfo fcinfo, int first, Datum *values,
+					   bool *nulls, int max)
+{
+	ReleaseNode *node = calling_node(fcinfo);
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	int			nvalues = uldp_aggref_constants(fcinfo, first, values, nulls, max);
+	int			delta_param;
+
+	if (node->groups_per_user == 1 || aggref == NULL || aggref->aggno < 0 ||
+		aggref->aggno >= node->aggstate->numaggs || node->kinds[aggref->aggno] == NULL)
+		return nvalues;
+	delta_param = node->kinds[aggref->aggno]->delta_param;
+	for (int i = 0; i < nvalues; i++)
+		if ((i == 0 || i == delta_param) && !nulls[i])
+			values[i] = Float8GetDatum(DatumGetFloat8(values[i]) / node->groups_per_user);
+	return nvalues;
+}
+
+/* The UldpParams of the aggregate call that final function "fcinfo" finishes. */
+void
+uldp_release_params(FunctionCallInfo fcinfo, int first, UldpParams *params)
+{
+	Datum		values[4];
+	bool		nulls[4];
+	int			nvalues = uldp_release_constants(fcinfo, first, values, nulls, 4);
+
+	uldp_params_set(params, nvalues, values, nulls);
 }
 
 /* Called by final functions: the run they finish must have been paid for. */

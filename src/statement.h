@@ -10,6 +10,8 @@
 
 #include "fmgr.h"
 
+#include "params.h"
+
 /* most arguments a release takes after its user argument */
 #define ULDP_MAX_RELEASE_PARAMS 4
 
@@ -40,9 +42,13 @@ typedef struct UldpReleasePlan
 typedef void (*UldpPlanRelease) (const UldpReleaseCall *call, UldpReleasePlan *plan);
 
 extern void uldp_statement_init(void);
-extern void uldp_register_release(const char *finalfn, UldpPlanRelease plan);
+extern void uldp_register_release(const char *finalfn, UldpPlanRelease plan,
+								  int delta_param);
 extern const UldpReleasePlan *uldp_release_plan(FunctionCallInfo fcinfo);
 extern bool uldp_release_bounded(FunctionCallInfo fcinfo);
 extern void uldp_release_begin(FunctionCallInfo fcinfo);
+extern void uldp_release_params(FunctionCallInfo fcinfo, int first, UldpParams *params);
+extern int	uldp_release_constants(FunctionCallInfo fcinfo, int first, Datum *values,
+								   bool *nulls, int max);
 
 #endif							/* ULDP_STATEMENT_H */

@@ -21,11 +21,13 @@
 #include "utils/guc.h"
 
 #include "dropguard.h"
+#include "groupbound.h"
 #include "gate.h"
 #include "protect.h"
 #include "quantile.h"
 #include "random.h"
 #include "release.h"
+#include "selection.h"
 #include "sgd.h"
 #include "statement.h"
 #include "userstate.h"
@@ -67,6 +69,34 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomIntVariable("uldp.max_groups_per_user",
+							"Most groups of a grouped release that one user contributes to.",
+							"A user found in more groups contributes to a uniformly random subset of this many; "
+							"each group's noise is calibrated to it.",
+							&uldp_max_groups_per_user,
+							1, 1, ULDP_MAX_GROUPS_PER_USER,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomRealVariable("uldp.group_selection_epsilon",
+							 "Epsilon that a grouped release without public keys spends choosing its groups.",
+							 "Charged once per grouped release, on top of its aggregates.",
+							 &uldp_group_selection_epsilon,
+							 0.25, 1e-6, 100,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("uldp.group_selection_delta",
+							 "Delta that a grouped release without public keys spends choosing its groups.",
+							 "A group of one user appears with at most this probability.",
+							 &uldp_group_selection_delta,
+							 1e-8, 1e-15, 0.01,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("uldp");
 
 	uldp_protect_init();
@@ -74,14 +104,15 @@ _PG_init(void)
 	uldp_dropguard_init();
 	/* after the gate, so that its refusals come before any charge */
 	uldp_statement_init();
-	uldp_register_release("mean_finalfn", uldp_scalar_plan);
-	uldp_register_release("mean_ci_finalfn", uldp_scalar_plan);
-	uldp_register_release("sum_finalfn", uldp_scalar_plan);
-	uldp_register_release("sum_ci_finalfn", uldp_scalar_plan);
-	uldp_register_release("range_finalfn", uldp_scalar_plan);
-	uldp_register_release("count_finalfn", uldp_scalar_plan);
-	uldp_register_release("count_ci_finalfn", uldp_scalar_plan);
-	uldp_register_release("quantile_finalfn", uldp_quantile_plan);
-	uldp_register_release("vector_mean_finalfn", uldp_vector_mean_plan);
-	uldp_register_release("sgd_finalfn", uldp_sgd_plan);
+	uldp_register_release("mean_finalfn", uldp_scalar_plan, -1);
+	uldp_register_release("mean_ci_finalfn", uldp_scalar_plan, -1);
+	uldp_register_release("sum_finalfn", uldp_scalar_plan, -1);
+	uldp_register_release("sum_ci_finalfn", uldp_scalar_plan, -1);
+	uldp_register_release("range_finalfn", uldp_scalar_plan, -1);
+	uldp_register_release("count_finalfn", uldp_scalar_plan, -1);
+	uldp_register_release("count_ci_finalfn", uldp_scalar_plan, -1);
+	uldp_register_release("quantile_finalfn", uldp_quantile_plan, -1);
+	uldp_register_release("vector_mean_finalfn", uldp_vector_mean_plan, 1);
+	uldp_register_release("sgd_finalfn", uldp_sgd_plan, 1);
+	uldp_register_release("selection_finalfn", uldp_selection_plan, 1);
 }

@@ -379,10 +379,11 @@ state_settle(UldpState *state)
  */
 /*
  * The state a transition function starts with, on its first row: the user id
- * is argument "user_arg", the privacy parameters follow it.
+ * is argument "user_arg", the privacy parameters follow it.  Counts read
+ * only epsilon: what follows it (partition selection's delta) is not a bound.
  */
 static UldpState *
-transition_state(FunctionCallInfo fcinfo, int user_arg)
+transition_state(FunctionCallInfo fcinfo, int user_arg, bool epsilon_only)
 {
 	MemoryContext aggcontext;
 	UldpParams	params;
@@ -391,7 +392,10 @@ transition_state(FunctionCallInfo fcinfo, int user_arg)
 
 	if (AggCheckCallContext(fcinfo, &aggcontext) != AGG_CONTEXT_AGGREGATE)
 		uldp_refuse_window(fcinfo);
-	uldp_params_from_args(fcinfo, user_arg + 1, &params);
+	if (epsilon_only)
+		uldp_params_set(&params, 1, &PG_GETARG_DATUM(user_arg + 1), &PG_ARGISNULL(user_arg + 1));
+	else
+		uldp_params_from_args(fcinfo, user_arg + 1, &params);
 	get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, user_arg), &typlen, &typbyval);
 	return state_create(aggcontext, &params, typbyval, typlen,
 						uldp_release_bounded(fcinfo), INITIAL_USERS);
@@ -407,7 +411,7 @@ transition_state(FunctionCallInfo fcinfo, int user_arg)
 static Datum
 add_row(FunctionCallInfo fcinfo, double value, bool clamp_rows)
 {
-	UldpState  *state = PG_ARGISNULL(0) ? transition_state(fcinfo, 2) :
+	UldpState  *state = PG_ARGISNULL(0) ? transition_state(fcinfo, 2, false) :
 		(UldpState *) PG_GETARG_POINTER(0);
 	uint64		id;
 
@@ -452,14 +456,15 @@ uldp_user_bool_sum_transfn(PG_FUNCTION_ARGS)
 }
 
 /*
- * uldp_user_count_transfn(state, user_id, epsilon): the transition of
- * user_dp_count, whose only per-user fact is that the user has a row.  Rows
+ * uldp_user_count_transfn(state, user_id, epsilon [, delta]): the transition
+ * of user_dp_count and of partition selection (selection.c), whose only
+ * per-user fact is that the user has a row.  Rows
  * with a NULL user id, or one longer than ULDP_MAX_ID_BYTES, are skipped.
  */
 Datum
 uldp_user_count_transfn(PG_FUNCTION_ARGS)
 {
-	UldpState  *state = PG_ARGISNULL(0) ? transition_state(fcinfo, 1) :
+	UldpState  *state = PG_ARGISNULL(0) ? transition_state(fcinfo, 1, true) :
 		(UldpState *) PG_GETARG_POINTER(0);
 	uint64		id;
 

@@ -300,7 +300,7 @@ uldp_vector_mean_finalfn(PG_FUNCTION_ARGS)
 
 	uldp_refuse_window(fcinfo);
 	uldp_release_begin(fcinfo);
-	uldp_vector_params_set(&params, uldp_aggref_constants(fcinfo, 2, values, nulls, 4),
+	uldp_vector_params_set(&params, uldp_release_constants(fcinfo, 2, values, nulls, 4),
 						   values, nulls);
 	rho = uldp_release_rho(params.epsilon, params.delta);
 	dim = uldp_release_plan(fcinfo)->dimension;

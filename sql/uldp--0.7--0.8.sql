@@ -1,0 +1,27 @@
+-- uldp 0.7 -> 0.8: GROUP BY and joins.  A grouped release is rewritten
+-- before it is planned (src/grouping.c): every user keeps at most
+-- uldp.max_groups_per_user groups, chosen at random, and a group appears only
+-- if it passes private partition selection.  These are the functions the
+-- rewrite adds; they are not meant to be called by hand.
+\echo Use "ALTER EXTENSION uldp UPDATE TO '0.8'" to load this file. \quit
+
+-- Records the row's group for its user (in WHERE, while the rows are read);
+-- always true.  Parallel unsafe: the registry lives in one process.
+CREATE FUNCTION uldp.group_register(slot bigint, k int, user_id anyelement, VARIADIC keys "any")
+	RETURNS boolean AS 'MODULE_PATHNAME', 'uldp_group_register'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE COST 1000;
+
+-- The user id if its user keeps the row's group, else NULL.
+CREATE FUNCTION uldp.group_member(slot bigint, k int, user_id anyelement, VARIADIC keys "any")
+	RETURNS anyelement AS 'MODULE_PATHNAME', 'uldp_group_member'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+-- Partition selection: does the group appear?  Charged (epsilon, delta) once
+-- per statement, epsilon / k and delta / k per group.
+CREATE FUNCTION uldp.user_count_transfn(internal, anyelement, float8, float8)
+	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_user_count_transfn' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION uldp.selection_finalfn(internal)
+	RETURNS boolean AS 'MODULE_PATHNAME', 'uldp_selection_finalfn' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE uldp.group_selected(user_id anyelement, epsilon float8, delta float8) (
+	SFUNC = uldp.user_count_transfn, STYPE = internal, FINALFUNC = uldp.selection_finalfn,
+	FINALFUNC_MODIFY = READ_ONLY);

@@ -1,0 +1,29 @@
+/*-------------------------------------------------------------------------
+ *
+ * groupbound.h
+ *	  The bound on the groups each user contributes to in a grouped release.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ULDP_GROUPBOUND_H
+#define ULDP_GROUPBOUND_H
+
+#include "postgres.h"
+
+#include "utils/palloc.h"
+
+/* uldp.max_groups_per_user */
+extern int	uldp_max_groups_per_user;
+
+/* the largest value uldp.max_groups_per_user takes */
+#define ULDP_MAX_GROUPS_PER_USER 1000
+
+typedef struct UldpGroupBound UldpGroupBound;
+
+extern UldpGroupBound *uldp_group_bound_create(int64 slot, int groups_per_user,
+											   MemoryContext context);
+extern void uldp_group_bound_reset(UldpGroupBound *bound);
+extern double uldp_group_bound_bytes_per_row(int groups_per_user);
+extern int64 uldp_group_bound_next_slot(void);
+
+#endif							/* ULDP_GROUPBOUND_H */

@@ -1,0 +1,272 @@
+/*-------------------------------------------------------------------------
+ *
+ * grouping.c
+ *	  Grouped releases: GROUP BY over uldp aggregates.
+ *
+ * A query level that groups and computes uldp aggregates is rewritten before
+ * it is planned (the planner hook, gate.c), for every role:
+ *
+ *	SELECT keys, agg(x, user_id, eps) FROM t WHERE f GROUP BY keys HAVING h
+ *
+ * becomes
+ *
+ *	SELECT keys, agg(x, uldp.group_member(s, k, user_id, keys), eps)
+ *	FROM t WHERE f AND uldp.group_register(s, k, user_id, keys)
+ *	GROUP BY keys
+ *	HAVING uldp.group_selected(uldp.group_member(s, k, user_id, keys),
+ *							   sel_eps, sel_delta) AND h
+ *
+ * with s a slot that names this release, k = uldp.max_groups_per_user and
+ * sel_eps, sel_delta = uldp.group_selection_epsilon and _delta, read now:
+ * a prepared statement keeps the values it was planned with.
+ *
+ *	- group_register and group_member (groupbound.c) keep every user in at
+ *	  most k groups, a uniformly random subset of its groups;
+ *	- group_selected (selection.c) lets a group appear only if a noisy
+ *	  count of its users passes a threshold derived from delta;
+ *	- every uldp aggregate of the level, selection included, releases with
+ *	  epsilon / k (and delta / k) per group (statement.c), while the
+ *	  statement is charged its epsilon, once, before reading.
+ *
+ * The planner is told to sort rather than hash (gate.c), so that all rows
+ * are read, and registered, before the first group is aggregated;
+ * statement.c checks the plan before the statement runs.  The grouping
+ * functions are parallel unsafe, so a grouped release runs in one process,
+ * with one registry.
+ *
+ * All uldp aggregates of a grouped level must take the same user argument:
+ * the bound is on the groups of one privacy unit.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_func.h"
+#include "utils/lsyscache.h"
+
+#include "groupbound.h"
+#include "grouping.h"
+#include "selection.h"
+
+/* uldp.<name>(...) with these argument types */
+static Oid
+uldp_function(const char *name, int nargs, const Oid *argtypes)
+{
+	return LookupFuncName(list_make2(makeString("uldp"), makeString(pstrdup(name))),
+						  nargs, argtypes, false);
+}
+
+static Oid
+group_member_oid(void)
+{
+	static const Oid argtypes[] = {INT8OID, INT4OID, ANYELEMENTOID, ANYOID};
+
+	return uldp_function("group_member", lengthof(argtypes), argtypes);
+}
+
+/* uldp.group_register or uldp.group_member (s, k, user, keys...) */
+static Expr *
+grouping_call(const char *name, int64 slot, int k, Expr *user, List *keys)
+{
+	static const Oid argtypes[] = {INT8OID, INT4OID, ANYELEMENTOID, ANYOID};
+	bool		member = strcmp(name, "group_member") == 0;
+	List	   *args = list_make3(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+											Int64GetDatum(slot), false, FLOAT8PASSBYVAL),
+								  makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
+											Int32GetDatum(k), false, true),
+								  copyObject(user));
+
+	args = list_concat(args, copyObject(keys));
+	return (Expr *) makeFuncExpr(uldp_function(name, lengthof(argtypes), argtypes),
+								 member ? exprType((Node *) user) : BOOLOID, args,
+								 member ? exprCollation((Node *) user) : InvalidOid,
+								 InvalidOid, COERCE_EXPLICIT_CALL);
+}
+
+typedef struct UldpAggrefs
+{
+	Oid			extension;
+	List	   *aggrefs;
+} UldpAggrefs;
+
+/* The uldp aggregates of one query level (not of its subqueries). */
+static bool
+collect_aggrefs(Node *node, UldpAggrefs *found)
+{
+	if (node == NULL || IsA(node, Query))
+		return false;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *aggref = (Aggref *) node;
+
+		if (aggref->agglevelsup == 0 &&
+			getExtensionOfObject(ProcedureRelationId, aggref->aggfnoid) == found->extension)
+			found->aggrefs = lappend(found->aggrefs, aggref);
+		return false;
+	}
+	return expression_tree_walker(node, collect_aggrefs, (void *) found);
+}
+
+/* The user argument's entry of a uldp aggregate: the one declared anyelement. */
+static TargetEntry *
+user_entry(Aggref *aggref)
+{
+	Oid		   *declared;
+	int			ndeclared;
+
+	get_func_signature(aggref->aggfnoid, &declared, &ndeclared);
+	for (int i = 0; i < ndeclared && i < list_length(aggref->args); i++)
+		if (declared[i] == ANYELEMENTOID)
+			return list_nth_node(TargetEntry, aggref->args, i);
+	elog(ERROR, "uldp aggregate %u has no user argument", aggref->aggfnoid);
+	return NULL;
+}
+
+static void
+refuse(const char *message, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s", message),
+			 errhint("%s", hint)));
+}
+
+/* uldp.group_selected(member, epsilon, delta) */
+static Aggref *
+selection_aggref(Expr *member)
+{
+	Oid			argtypes[] = {ANYELEMENTOID, FLOAT8OID, FLOAT8OID};
+	Aggref	   *aggref = makeNode(Aggref);
+
+	aggref->aggfnoid = uldp_function("group_selected", lengthof(argtypes), argtypes);
+	aggref->aggtype = BOOLOID;
+	aggref->aggcollid = InvalidOid;
+	aggref->inputcollid = InvalidOid;
+	aggref->aggargtypes = list_make3_oid(exprType((Node *) member), FLOAT8OID, FLOAT8OID);
+	aggref->args = list_make3(makeTargetEntry(member, 1, NULL, false),
+							  makeTargetEntry((Expr *) makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
+																 Float8GetDatum(uldp_group_selection_epsilon),
+																 false, FLOAT8PASSBYVAL), 2, NULL, false),
+							  makeTargetEntry((Expr *) makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
+																 Float8GetDatum(uldp_group_selection_delta),
+																 false, FLOAT8PASSBYVAL), 3, NULL, false));
+	aggref->aggkind = AGGKIND_NORMAL;
+	aggref->aggsplit = AGGSPLIT_SIMPLE;
+	aggref->aggno = -1;
+	aggref->aggtransno = -1;
+	aggref->location = -1;
+	return aggref;
+}
+
+/*
+ * Rewrites a grouped query level with uldp aggregates (see the file's
+ * header).  Returns whether it did.
+ */
+bool
+uldp_grouping_rewrite(Query *query)
+{
+	UldpAggrefs found = {get_extension_oid("uldp", true), NIL};
+	Expr	   *user = NULL;
+	List	   *keys = NIL;
+	int64		slot;
+	int			k = uldp_max_groups_per_user;
+	ListCell   *lc;
+
+	if (!OidIsValid(found.extension) || query->groupClause == NIL || query->groupingSets != NIL)
+		return false;
+	collect_aggrefs((Node *) query->targetList, &found);
+	collect_aggrefs(query->havingQual, &found);
+	if (found.aggrefs == NIL)
+		return false;
+
+	foreach(lc, found.aggrefs)
+	{
+		Expr	   *aggref_user = user_entry(lfirst(lc))->expr;
+
+		if (user != NULL && !equal(user, aggref_user))
+			refuse("the uldp aggregates of a grouped query must all take the same user argument",
+				   "Contributions are bounded per user across groups; group the releases of each privacy unit in their own query.");
+		user = aggref_user;
+	}
+	foreach(lc, query->groupClause)
+	{
+		Node	   *key = get_sortgroupclause_expr(lfirst_node(SortGroupClause, lc), query->targetList);
+
+		if (contain_volatile_functions(key))
+			refuse("the grouping keys of a uldp release cannot be volatile",
+				   "Group by columns and expressions that give the same key for the same row every time.");
+		if (equal(key, user))
+			refuse("a uldp release cannot be grouped by its user argument",
+				   "Each group would hold one user; group by a property that many users share.");
+		keys = lappend(keys, key);
+	}
+
+	slot = uldp_group_bound_next_slot();
+	query->jointree->quals = make_and_qual(query->jointree->quals,
+										   (Node *) grouping_call("group_register", slot, k, user, keys));
+	foreach(lc, found.aggrefs)
+	{
+		TargetEntry *entry = user_entry(lfirst(lc));
+
+		entry->expr = grouping_call("group_member", slot, k, entry->expr, keys);
+	}
+	query->havingQual = make_and_qual((Node *) selection_aggref(grouping_call("group_member", slot, k,
+																			  user, keys)),
+									  query->havingQual);
+	return true;
+}
+
+/*
+ * Was "aggref" (whose user argument is its argument number user_arg)
+ * rewritten by uldp_grouping_rewrite()?  Then *slot and *k receive its
+ * release's slot and bound.
+ */
+bool
+uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k)
+{
+	FuncExpr   *member;
+	Const	   *slot_arg;
+	Const	   *k_arg;
+
+	if (user_arg < 0 || user_arg >= list_length(aggref->args))
+		return false;
+	member = (FuncExpr *) list_nth_node(TargetEntry, aggref->args, user_arg)->expr;
+	if (!IsA(member, FuncExpr) || member->funcid != group_member_oid() ||
+		list_length(member->args) < 3)
+		return false;
+	slot_arg = linitial(member->args);
+	k_arg = lsecond(member->args);
+	if (!IsA(slot_arg, Const) || !IsA(k_arg, Const) || slot_arg->constisnull || k_arg->constisnull)
+		return false;
+	*slot = DatumGetInt64(slot_arg->constvalue);
+	*k = DatumGetInt32(k_arg->constvalue);
+	return *k >= 1 && *k <= ULDP_MAX_GROUPS_PER_USER;
+}
+
+/* Does "plan" read all of its input before it returns its first row? */
+bool
+uldp_grouping_barrier(Plan *plan)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return false;
+	if (IsA(plan, Sort))
+		return true;
+	if (!IsA(plan, MergeAppend))
+		return false;
+	/* a merge reads the first row of every input before it returns one */
+	foreach(lc, ((MergeAppend *) plan)->mergeplans)
+		if (!uldp_grouping_barrier(lfirst(lc)))
+			return false;
+	return true;
+}

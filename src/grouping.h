@@ -1,0 +1,18 @@
+/*-------------------------------------------------------------------------
+ *
+ * grouping.h
+ *	  Grouped releases: GROUP BY over uldp aggregates.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ULDP_GROUPING_H
+#define ULDP_GROUPING_H
+
+#include "nodes/parsenodes.h"
+#include "nodes/plannodes.h"
+
+extern bool uldp_grouping_rewrite(Query *query);
+extern bool uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k);
+extern bool uldp_grouping_barrier(Plan *plan);
+
+#endif							/* ULDP_GROUPING_H */

@@ -1,0 +1,109 @@
+/*-------------------------------------------------------------------------
+ *
+ * selection.c
+ *	  Private partition selection: which groups of a grouped release appear.
+ *
+ * Without public keys, a group's very presence depends on its users.  The
+ * grouped rewrite (grouping.c) adds to the query's HAVING clause
+ *
+ *	uldp.group_selected(<user id, or NULL if its user does not keep the
+ *						 row's group>, epsilon, delta)
+ *
+ * an aggregate that is true when the group's users that keep it, n, plus
+ * discrete Laplace noise exceed a threshold T; a group with n = 0 never
+ * appears.  Its epsilon and delta are the statement's (uldp.group_selection_
+ * epsilon and _delta, charged once), and each group uses epsilon / k and
+ * delta / k of them (statement.c), k = uldp.max_groups_per_user.
+ *
+ * Privacy.  Adding or removing a user changes n by one in at most k groups,
+ * those it keeps, and nothing else: in the groups it does not keep its rows
+ * are skipped, and a group that only its rows make exist has n = 0 and does
+ * not appear either way.  In a group that has other users, "n + Z >= T" is
+ * post-processing of a discrete Laplace count, (epsilon / k)-DP.  A group
+ * that the user alone keeps appears with the user with probability
+ * P(1 + Z >= T) <= delta / k (T is chosen so), and never without it.  So
+ * selection is (epsilon, delta)-DP, and the releases in the selected groups,
+ * each over users that keep the group, compose with it (doc/privacy.md).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "fmgr.h"
+
+#include "budget.h"
+#include "noise.h"
+#include "params.h"
+#include "selection.h"
+#include "statement.h"
+#include "userstate.h"
+
+double		uldp_group_selection_epsilon = 0.25;
+double		uldp_group_selection_delta = 1e-8;
+
+/*
+ * The least threshold T with P(1 + Z >= T) <= delta for Z discrete Laplace
+ * of parameter epsilon (P(Z = z) proportional to exp(-epsilon |z|)):
+ * P(Z >= m) = exp(-epsilon m) / (1 + exp(-epsilon)) for m >= 1.
+ */
+static double
+selection_threshold(double epsilon, double delta)
+{
+	double		m = ceil((-log(delta) - log1p(exp(-epsilon))) / epsilon);
+
+	m = Max(m, 1);
+	/* the floating-point logarithms may round m one step too low */
+	while (exp(-epsilon * m) / (1 + exp(-epsilon)) > delta)
+		m++;
+	return 1 + m;
+}
+
+/*
+ * The plan of uldp.group_selected: (epsilon, delta), both required, are its
+ * cost over all groups.
+ */
+void
+uldp_selection_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
+{
+	static const char *const names[] = {"epsilon", "delta"};
+
+	uldp_check_not_null(2, names, call->nulls);
+	plan->epsilon = DatumGetFloat8(call->params[0]);
+	plan->delta = DatumGetFloat8(call->params[1]);
+	uldp_check_epsilon(plan->epsilon);
+	uldp_check_delta(plan->delta);
+	if (!(plan->delta > 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the delta of partition selection must be positive"),
+				 errhint("Set uldp.group_selection_delta to a small positive number such as 1e-8, or declare the grouping keys public with uldp.set_public_groups.")));
+	plan->bytes_per_row = uldp_user_state_bytes_per_row();
+	plan->fixed_bytes = uldp_user_state_fixed_bytes();
+}
+
+PG_FUNCTION_INFO_V1(uldp_selection_finalfn);
+
+/* uldp.group_selected's final function: does the group appear? */
+Datum
+uldp_selection_finalfn(PG_FUNCTION_ARGS)
+{
+	Datum		values[2];
+	bool		nulls[2];
+	int64		n;
+	double		epsilon;
+	double		delta;
+
+	uldp_refuse_window(fcinfo);
+	uldp_release_begin(fcinfo);
+	if (uldp_release_constants(fcinfo, 1, values, nulls, 2) != 2 || nulls[0] || nulls[1])
+		elog(ERROR, "uldp.group_selected needs epsilon and delta");
+	epsilon = DatumGetFloat8(values[0]) * ULDP_SPEND_MARGIN;
+	delta = DatumGetFloat8(values[1]) * ULDP_SPEND_MARGIN;
+	n = PG_ARGISNULL(0) ? 0 : uldp_state_users((UldpState *) PG_GETARG_POINTER(0));
+	if (n == 0)
+		PG_RETURN_BOOL(false);
+	PG_RETURN_BOOL(n + uldp_discrete_laplace(1, epsilon) >=
+				   (int128) selection_threshold(epsilon, delta));
+}
