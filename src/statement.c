@@ -343,9 +343,28 @@ row_bound_walker(PlanState *planstate, RowBound *bound)
 }
 
 /* Evaluates the public arguments of one uldp aggregate and plans it. */
+/*
+ * Epsilon (the first public argument) and delta of one group of a grouped
+ * release whose users contribute to at most groups_per_user groups.
+ */
 static void
-plan_release(AggState *aggstate, AggStatePerAgg peragg, UldpReleasePlan *plan,
-			 const ReleaseKind **planned_kind, const char **function)
+per_group_params(const ReleaseKind *kind, int groups_per_user, int nvalues,
+				 Datum *values, const bool *nulls)
+{
+	for (int i = 0; i < nvalues && groups_per_user > 1; i++)
+		if ((i == 0 || i == kind->delta_param) && !nulls[i])
+			values[i] = Float8GetDatum(DatumGetFloat8(values[i]) / groups_per_user);
+}
+
+/*
+ * Plans one release.  A grouped release is validated with the arguments
+ * each group runs with (uldp_release_constants), so that nothing its
+ * groups need can fail after reading, and costs the arguments' epsilon and
+ * delta, for all its groups.
+ */
+static void
+plan_release(AggState *aggstate, AggStatePerAgg peragg, int groups_per_user,
+			 UldpReleasePlan *plan, const ReleaseKind **planned_kind, const char **function)
 {
 	Aggref	   *aggref = peragg->aggref;
 	const ReleaseKind *kind = release_kind(aggref->aggfnoid);
@@ -362,7 +381,20 @@ plan_release(AggState *aggstate, AggStatePerAgg peragg, UldpReleasePlan *plan,
 											   aggstate->ss.ps.plan,
 											   aggstate->ss.ps.state->es_range_table);
 	memset(plan, 0, sizeof(UldpReleasePlan));
-	kind->plan(&call, plan);
+	if (groups_per_user > 1)
+	{
+		UldpReleaseCall group = call;
+		UldpReleasePlan whole = {0};
+
+		per_group_params(kind, groups_per_user, group.nparams, group.params, group.nulls);
+		kind->plan(&group, plan);
+		/* the cost: the arguments' own epsilon and delta, not k rounded shares */
+		kind->plan(&call, &whole);
+		plan->epsilon = whole.epsilon;
+		plan->delta = whole.delta;
+	}
+	else
+		kind->plan(&call, plan);
 	*planned_kind = kind;
 	*function = call.function;
 }
@@ -461,7 +493,8 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 						 errdetail("A release over protected tables may read at most %.0f rows.", MAX_BOUNDED_ROWS),
 						 errhint("Partition the table and release over each partition's rows with a WHERE condition on the partition key.")));
 		}
-		plan_release(aggstate, peragg, &node->plans[i], &node->kinds[i], &function);
+		plan_release(aggstate, peragg, node->groups_per_user, &node->plans[i], &node->kinds[i],
+					 &function);
 		if (node->bounded)
 		{
 			/* the statement's releases over protected tables, together */
@@ -719,15 +752,11 @@ uldp_release_constants(FunctionCallInfo fcinfo, int first, Datum *values,
 	ReleaseNode *node = calling_node(fcinfo);
 	Aggref	   *aggref = AggGetAggref(fcinfo);
 	int			nvalues = uldp_aggref_constants(fcinfo, first, values, nulls, max);
-	int			delta_param;
 
-	if (node->groups_per_user == 1 || aggref == NULL || aggref->aggno < 0 ||
-		aggref->aggno >= node->aggstate->numaggs || node->kinds[aggref->aggno] == NULL)
-		return nvalues;
-	delta_param = node->kinds[aggref->aggno]->delta_param;
-	for (int i = 0; i < nvalues; i++)
-		if ((i == 0 || i == delta_param) && !nulls[i])
-			values[i] = Float8GetDatum(DatumGetFloat8(values[i]) / node->groups_per_user);
+	if (aggref == NULL || aggref->aggno < 0 || aggref->aggno >= node->aggstate->numaggs ||
+		node->kinds[aggref->aggno] == NULL)
+		elog(ERROR, "uldp: no release for this call");
+	per_group_params(node->kinds[aggref->aggno], node->groups_per_user, nvalues, values, nulls);
 	return nvalues;
 }
 
