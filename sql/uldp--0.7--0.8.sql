@@ -25,3 +25,12 @@ CREATE FUNCTION uldp.selection_finalfn(internal)
 CREATE AGGREGATE uldp.group_selected(user_id anyelement, epsilon float8, delta float8) (
 	SFUNC = uldp.user_count_transfn, STYPE = internal, FINALFUNC = uldp.selection_finalfn,
 	FINALFUNC_MODIFY = READ_ONLY);
+
+-- Public group keys: the table's owner declares that these values of a column
+-- are public (a security label on the column, kept by pg_dump); a release
+-- grouped by that column shows exactly these groups, empty ones included, and
+-- spends nothing on choosing them.  NULL keys: the column's keys are private
+-- again.
+CREATE FUNCTION uldp.set_public_groups(tab regclass, col name, keys anyarray)
+	RETURNS void AS 'MODULE_PATHNAME', 'uldp_set_public_groups' LANGUAGE C CALLED ON NULL INPUT;
+REVOKE ALL ON FUNCTION uldp.set_public_groups(regclass, name, anyarray) FROM PUBLIC;

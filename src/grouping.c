@@ -34,6 +34,21 @@
  * functions are parallel unsafe, so a grouped release runs in one process,
  * with one registry.
  *
+ * Public keys.  When the level groups by one column whose keys the table's
+ * owner declared public (uldp.set_public_groups, protect.c), exactly those
+ * groups appear, empty ones included, and choosing them costs nothing:
+ *
+ *	SELECT k.key, agg(x, uldp.group_member(s, k, user_id, k.key), eps)
+ *	FROM (VALUES <public keys>) k(key) LEFT JOIN t
+ *		 ON t.c = k.key AND f AND uldp.group_register(s, k, user_id, k.key)
+ *	[WHERE <clauses without columns>] GROUP BY k.key HAVING h
+ *
+ * Rows with other keys are not read into any group.  An empty group's
+ * aggregates see one row without a user (the join's NULLs), which they
+ * skip: their releases are those of empty input.  The clauses without
+ * columns (safe_expr.c's checks) stay in WHERE, evaluated once before
+ * reading.
+ *
  * All uldp aggregates of a grouped level must take the same user argument:
  * the bound is on the groups of one privacy unit.
  *
@@ -51,10 +66,14 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/parse_func.h"
+#include "parser/parsetree.h"
+#include "utils/array.h"
+#include "utils/typcache.h"
 #include "utils/lsyscache.h"
 
 #include "groupbound.h"
 #include "grouping.h"
+#include "protect.h"
 #include "selection.h"
 
 /* uldp.<name>(...) with these argument types */
@@ -168,6 +187,123 @@ selection_aggref(Expr *member)
 }
 
 /*
+ * The public keys of the level's grouping key, if it is one column of a
+ * table whose keys were declared public; else NULL.
+ */
+static Const *
+public_keys(Query *query, List *keys)
+{
+	Var		   *var = linitial(keys);
+	RangeTblEntry *rte;
+	Datum		array;
+
+	if (list_length(keys) != 1 || !IsA(var, Var) || var->varlevelsup != 0 || var->varattno <= 0)
+		return NULL;
+	rte = rt_fetch(var->varno, query->rtable);
+	if (rte->rtekind != RTE_RELATION || !uldp_public_group_keys(rte->relid, var->varattno, &array))
+		return NULL;
+	return makeConst(get_array_type(var->vartype), -1, InvalidOid, -1, array, false, false);
+}
+
+typedef struct KeyReplacement
+{
+	Node	   *key;
+	Node	   *replacement;
+} KeyReplacement;
+
+/* The grouping key replaced, outside aggregate calls. */
+static Node *
+replace_key(Node *node, KeyReplacement *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Aggref))
+		return node;
+	if (equal(node, context->key))
+		return copyObject(context->replacement);
+	return expression_tree_mutator(node, replace_key, (void *) context);
+}
+
+/*
+ * The jointree of a release grouped by public keys (see the file's
+ * header); returns the public key column, k.key.
+ */
+static Var *
+join_public_keys(Query *query, Var *key, Const *array, int64 slot, int k, Expr *user)
+{
+	RangeTblEntry *values = makeNode(RangeTblEntry);
+	ArrayType  *keys = DatumGetArrayTypeP(array->constvalue);
+	Datum	   *elements;
+	bool	   *nulls;
+	int			n;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	Var		   *column;
+	JoinExpr   *join = makeNode(JoinExpr);
+	FromExpr   *from = query->jointree;
+	List	   *row_clauses = NIL;
+	List	   *once = NIL;
+	ListCell   *lc;
+	KeyReplacement replacement;
+
+	get_typlenbyvalalign(key->vartype, &typlen, &typbyval, &typalign);
+	deconstruct_array(keys, key->vartype, typlen, typbyval, typalign, &elements, &nulls, &n);
+	for (int i = 0; i < n; i++)
+		values->values_lists = lappend(values->values_lists,
+									   list_make1(makeConst(key->vartype, key->vartypmod,
+															key->varcollid, typlen, elements[i],
+															false, typbyval)));
+	values->rtekind = RTE_VALUES;
+	values->coltypes = list_make1_oid(key->vartype);
+	values->coltypmods = list_make1_int(key->vartypmod);
+	values->colcollations = list_make1_oid(key->varcollid);
+	values->eref = makeAlias("uldp_public_groups", list_make1(makeString("key")));
+	values->inFromCl = true;
+	query->rtable = lappend(query->rtable, values);
+	column = makeVar(list_length(query->rtable), 1, key->vartype, key->vartypmod, key->varcollid, 0);
+
+	/* clauses that read rows join; the others stay evaluated once */
+	foreach(lc, make_ands_implicit((Expr *) from->quals))
+	{
+		if (contain_vars_of_level(lfirst(lc), 0))
+			row_clauses = lappend(row_clauses, lfirst(lc));
+		else
+			once = lappend(once, lfirst(lc));
+	}
+	row_clauses = lcons(make_opclause(lookup_type_cache(key->vartype, TYPECACHE_EQ_OPR)->eq_opr,
+									  BOOLOID, false, (Expr *) copyObject(key), (Expr *) column,
+									  InvalidOid, key->varcollid),
+						row_clauses);
+	row_clauses = lappend(row_clauses, grouping_call("group_register", slot, k, user,
+													 list_make1(column)));
+
+	join->jointype = JOIN_LEFT;
+	join->larg = (Node *) makeNode(RangeTblRef);
+	((RangeTblRef *) join->larg)->rtindex = list_length(query->rtable);
+	join->rarg = linitial(from->fromlist);
+	for_each_from(lc, from->fromlist, 1)
+	{
+		JoinExpr   *cross = makeNode(JoinExpr);
+
+		cross->jointype = JOIN_INNER;
+		cross->larg = join->rarg;
+		cross->rarg = lfirst(lc);
+		join->rarg = (Node *) cross;
+	}
+	join->quals = (Node *) make_ands_explicit(row_clauses);
+	query->jointree = makeFromExpr(list_make1(join), once ? (Node *) make_ands_explicit(once) : NULL);
+
+	replacement.key = (Node *) key;
+	replacement.replacement = (Node *) column;
+	foreach(lc, query->targetList)
+		lfirst_node(TargetEntry, lc)->expr =
+			(Expr *) replace_key((Node *) lfirst_node(TargetEntry, lc)->expr, &replacement);
+	query->havingQual = replace_key(query->havingQual, &replacement);
+	return column;
+}
+
+/*
  * Rewrites a grouped query level with uldp aggregates (see the file's
  * header).  Returns whether it did.
  */
@@ -179,6 +315,7 @@ uldp_grouping_rewrite(Query *query)
 	List	   *keys = NIL;
 	int64		slot;
 	int			k = uldp_max_groups_per_user;
+	Const	   *public;
 	ListCell   *lc;
 
 	if (!OidIsValid(found.extension) || query->groupClause == NIL || query->groupingSets != NIL)
@@ -211,17 +348,23 @@ uldp_grouping_rewrite(Query *query)
 	}
 
 	slot = uldp_group_bound_next_slot();
-	query->jointree->quals = make_and_qual(query->jointree->quals,
-										   (Node *) grouping_call("group_register", slot, k, user, keys));
+	public = public_keys(query, keys);
+	if (public != NULL)
+		keys = list_make1(join_public_keys(query, linitial(keys), public, slot, k, user));
+	else
+		query->jointree->quals = make_and_qual(query->jointree->quals,
+											   (Node *) grouping_call("group_register", slot, k,
+																	  user, keys));
 	foreach(lc, found.aggrefs)
 	{
 		TargetEntry *entry = user_entry(lfirst(lc));
 
 		entry->expr = grouping_call("group_member", slot, k, entry->expr, keys);
 	}
-	query->havingQual = make_and_qual((Node *) selection_aggref(grouping_call("group_member", slot, k,
-																			  user, keys)),
-									  query->havingQual);
+	if (public == NULL)
+		query->havingQual = make_and_qual((Node *) selection_aggref(grouping_call("group_member", slot,
+																				  k, user, keys)),
+										  query->havingQual);
 	return true;
 }
 

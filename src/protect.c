@@ -13,6 +13,13 @@
  * releases over it.  That is a grant, so only the table's owner (or a
  * superuser) may protect or unprotect a table, as for SECURITY LABEL.
  *
+ * uldp.set_public_groups(t, c, keys) labels column c 'public_groups {...}'
+ * with the keys, in their text form: the table's owner declares that these
+ * values of c are public, so a release grouped by c shows exactly these
+ * groups, empty ones included, without spending on choosing them
+ * (grouping.c).  It is a statement about the data that uldp cannot check,
+ * so it too is the owner's.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -24,9 +31,11 @@
 #include "catalog/objectaddress.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_seclabel.h"
+#include "catalog/pg_type.h"
 #include "commands/seclabel.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
@@ -39,9 +48,22 @@
 #define LABEL_PROVIDER "uldp"
 #define LABEL_TABLE "protected"
 #define LABEL_UNIT "privacy_unit"
+#define LABEL_PUBLIC_GROUPS "public_groups "
 
 PG_FUNCTION_INFO_V1(uldp_protect_table);
 PG_FUNCTION_INFO_V1(uldp_unprotect_table);
+PG_FUNCTION_INFO_V1(uldp_set_public_groups);
+
+/* The keys of a public groups label, as a text[] (NULL if it is not one). */
+static Datum
+label_public_keys(const char *label)
+{
+	size_t		prefix = strlen(LABEL_PUBLIC_GROUPS);
+
+	if (strncmp(label, LABEL_PUBLIC_GROUPS, prefix) != 0)
+		return (Datum) 0;
+	return OidInputFunctionCall(F_ARRAY_IN, (char *) label + prefix, TEXTOID, -1);
+}
 
 static void
 check_protectable(Oid relid)
@@ -68,13 +90,13 @@ check_label(const ObjectAddress *object, const char *label)
 		return;
 	}
 	if (object->classId == RelationRelationId && object->objectSubId > 0 &&
-		strcmp(label, LABEL_UNIT) == 0)
+		(strcmp(label, LABEL_UNIT) == 0 || label_public_keys(label) != (Datum) 0))
 		return;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("\"%s\" is not a valid uldp security label for %s",
 					label, getObjectDescription(object, false)),
-			 errhint("Use uldp.protect_table(table, privacy_unit) and uldp.unprotect_table(table).")));
+			 errhint("Use uldp.protect_table(table, privacy_unit), uldp.unprotect_table(table) and uldp.set_public_groups(table, column, keys).")));
 }
 
 void
@@ -142,7 +164,7 @@ check_owner(Oid relid)
 					   get_rel_name(relid));
 }
 
-/* Remove the privacy unit label from every column of rel. */
+/* Remove the privacy unit label from every column of rel (not public keys). */
 static void
 clear_unit_labels(Relation rel)
 {
@@ -151,8 +173,12 @@ clear_unit_labels(Relation rel)
 
 	for (AttrNumber attnum = 1; attnum <= RelationGetNumberOfAttributes(rel); attnum++)
 	{
+		char	   *label;
+
 		ObjectAddressSubSet(column, RelationRelationId, relid, attnum);
-		SetSecurityLabel(&column, LABEL_PROVIDER, NULL);
+		label = GetSecurityLabel(&column, LABEL_PROVIDER);
+		if (label != NULL && strcmp(label, LABEL_UNIT) == 0)
+			SetSecurityLabel(&column, LABEL_PROVIDER, NULL);
 	}
 }
 
@@ -241,4 +267,133 @@ uldp_unprotect_table(PG_FUNCTION_ARGS)
 	CacheInvalidateRelcache(rel);
 	relation_close(rel, NoLock);
 	PG_RETURN_VOID();
+}
+
+/*
+ * uldp.set_public_groups(tab regclass, col name, keys anyarray): declares the
+ * keys of column col public (NULL keys: no longer).  The keys must have the
+ * column's type; duplicates and NULLs are dropped.
+ */
+Datum
+uldp_set_public_groups(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+	char	   *column_name;
+	AttrNumber	attnum;
+	Oid			column_type;
+	Relation	rel;
+	ObjectAddress column;
+	char	   *label = NULL;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the table and the column must not be null"),
+				 errhint("Call uldp.set_public_groups('orders', 'country', ARRAY['DE', 'FR']).")));
+	relid = PG_GETARG_OID(0);
+	column_name = NameStr(*PG_GETARG_NAME(1));
+	rel = relation_open(relid, ShareUpdateExclusiveLock);
+	check_protectable(relid);
+	check_owner(relid);
+	attnum = get_attnum(relid, column_name);
+	if (attnum <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of table \"%s\" does not exist", column_name, get_rel_name(relid)),
+				 errhint("Name the column whose values are the public group keys.")));
+	column_type = get_atttype(relid, attnum);
+	ObjectAddressSubSet(column, RelationRelationId, relid, attnum);
+	label = GetSecurityLabel(&column, LABEL_PROVIDER);
+	if (label != NULL && strcmp(label, LABEL_UNIT) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("column \"%s\" is the privacy unit of \"%s\"", column_name, get_rel_name(relid)),
+				 errhint("Releases are never grouped by the privacy unit.")));
+	label = NULL;
+	if (!PG_ARGISNULL(2))
+	{
+		ArrayType  *keys = PG_GETARG_ARRAYTYPE_P(2);
+		Oid			output;
+		bool		varlena;
+		int16		typlen;
+		bool		typbyval;
+		char		typalign;
+		Datum	   *elements;
+		bool	   *nulls;
+		int			n;
+		ArrayBuildState *texts = initArrayResult(TEXTOID, CurrentMemoryContext, false);
+		List	   *seen = NIL;
+
+		if (ARR_ELEMTYPE(keys) != column_type)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("the keys are of type %s, the column \"%s\" of type %s",
+							format_type_be(ARR_ELEMTYPE(keys)), column_name, format_type_be(column_type)),
+					 errhint("Cast the keys to the column's type: ARRAY[...]::%s[].", format_type_be(column_type))));
+		getTypeOutputInfo(column_type, &output, &varlena);
+		get_typlenbyvalalign(column_type, &typlen, &typbyval, &typalign);
+		deconstruct_array(keys, column_type, typlen, typbyval, typalign, &elements, &nulls, &n);
+		for (int i = 0; i < n; i++)
+		{
+			char	   *text;
+			ListCell   *lc;
+			bool		duplicate = false;
+
+			if (nulls[i])
+				continue;
+			text = OidOutputFunctionCall(output, elements[i]);
+			foreach(lc, seen)
+				duplicate = duplicate || strcmp(lfirst(lc), text) == 0;
+			if (duplicate)
+				continue;
+			seen = lappend(seen, text);
+			accumArrayResult(texts, CStringGetTextDatum(text), false, TEXTOID, CurrentMemoryContext);
+		}
+		if (seen == NIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("no public group keys given"),
+					 errhint("Pass at least one key, or NULL to declare the column's keys private again.")));
+		label = psprintf("%s%s", LABEL_PUBLIC_GROUPS,
+						 OidOutputFunctionCall(F_ARRAY_OUT, makeArrayResult(texts, CurrentMemoryContext)));
+	}
+	SetSecurityLabel(&column, LABEL_PROVIDER, label);
+	/* cached plans grouped by the column chose their groups by the old label */
+	CacheInvalidateRelcache(rel);
+	relation_close(rel, NoLock);
+	PG_RETURN_VOID();
+}
+
+/*
+ * The public group keys of column attnum of relid, as an array of the
+ * column's type (each key read with the type's input function), or false.
+ */
+bool
+uldp_public_group_keys(Oid relid, AttrNumber attnum, Datum *keys)
+{
+	ObjectAddress column;
+	char	   *label;
+	Datum		texts;
+	Oid			column_type = get_atttype(relid, attnum);
+	Oid			input;
+	Oid			ioparam;
+	Datum	   *elements;
+	bool	   *nulls;
+	int			n;
+	ArrayBuildState *values;
+
+	ObjectAddressSubSet(column, RelationRelationId, relid, attnum);
+	label = GetSecurityLabel(&column, LABEL_PROVIDER);
+	if (label == NULL || (texts = label_public_keys(label)) == (Datum) 0)
+		return false;
+	getTypeInputInfo(column_type, &input, &ioparam);
+	deconstruct_array(DatumGetArrayTypeP(texts), TEXTOID, -1, false, TYPALIGN_INT,
+					  &elements, &nulls, &n);
+	values = initArrayResult(column_type, CurrentMemoryContext, false);
+	for (int i = 0; i < n; i++)
+		accumArrayResult(values,
+						 OidInputFunctionCall(input, TextDatumGetCString(elements[i]), ioparam, -1),
+						 false, column_type, CurrentMemoryContext);
+	*keys = makeArrayResult(values, CurrentMemoryContext);
+	return true;
 }
