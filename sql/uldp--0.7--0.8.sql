@@ -34,3 +34,10 @@ CREATE AGGREGATE uldp.group_selected(user_id anyelement, epsilon float8, delta f
 CREATE FUNCTION uldp.set_public_groups(tab regclass, col name, keys anyarray)
 	RETURNS void AS 'MODULE_PATHNAME', 'uldp_set_public_groups' LANGUAGE C CALLED ON NULL INPUT;
 REVOKE ALL ON FUNCTION uldp.set_public_groups(regclass, name, anyarray) FROM PUBLIC;
+
+-- A hidden grouping key of grouped releases, always 0 but volatile: the
+-- planner keeps sorting the rows even when it knows the real keys to be
+-- constant, so all rows are read before the first group is aggregated.
+CREATE FUNCTION uldp.group_barrier(slot bigint)
+	RETURNS int AS 'MODULE_PATHNAME', 'uldp_group_barrier'
+	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;

@@ -376,3 +376,15 @@ uldp_group_member(PG_FUNCTION_ARGS)
 	}
 	PG_RETURN_NULL();
 }
+
+PG_FUNCTION_INFO_V1(uldp_group_barrier);
+
+/*
+ * uldp.group_barrier(slot bigint) returns int: 0.  A hidden grouping key
+ * of grouped releases that the planner cannot prove constant (grouping.c).
+ */
+Datum
+uldp_group_barrier(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(0);
+}

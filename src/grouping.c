@@ -30,7 +30,11 @@
  *
  * The planner is told to sort rather than hash (gate.c), so that all rows
  * are read, and registered, before the first group is aggregated;
- * statement.c checks the plan before the statement runs.  The grouping
+ * statement.c checks the plan before the statement runs.  One more,
+ * hidden grouping key, uldp.group_barrier(s), volatile and always 0, keeps
+ * the sort even where the planner knows the real keys to be constant (WHERE
+ * country = 'DE' GROUP BY country), which would let it aggregate rows as
+ * they are read.  The grouping
  * functions are parallel unsafe, so a grouped release runs in one process,
  * with one registry.
  *
@@ -59,6 +63,7 @@
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_operator.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
@@ -303,6 +308,33 @@ join_public_keys(Query *query, Var *key, Const *array, int64 slot, int k, Expr *
 	return column;
 }
 
+/* Groups also by uldp.group_barrier(slot), a hidden key (see the file's header). */
+static void
+add_barrier_key(Query *query, int64 slot)
+{
+	static const Oid argtypes[] = {INT8OID};
+	SortGroupClause *clause = makeNode(SortGroupClause);
+	Index		ref = 0;
+	ListCell   *lc;
+	Expr	   *barrier = (Expr *) makeFuncExpr(uldp_function("group_barrier", 1, argtypes), INT4OID,
+												list_make1(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+																	 Int64GetDatum(slot), false,
+																	 FLOAT8PASSBYVAL)),
+												InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	TargetEntry *entry = makeTargetEntry(barrier, list_length(query->targetList) + 1, NULL, true);
+
+	foreach(lc, query->targetList)
+		ref = Max(ref, lfirst_node(TargetEntry, lc)->ressortgroupref);
+	entry->ressortgroupref = ref + 1;
+	query->targetList = lappend(query->targetList, entry);
+	clause->tleSortGroupRef = entry->ressortgroupref;
+	clause->eqop = Int4EqualOperator;
+	clause->sortop = Int4LessOperator;
+	clause->nulls_first = false;
+	clause->hashable = true;
+	query->groupClause = lappend(query->groupClause, clause);
+}
+
 /*
  * Rewrites a grouped query level with uldp aggregates (see the file's
  * header).  Returns whether it did.
@@ -365,6 +397,7 @@ uldp_grouping_rewrite(Query *query)
 		query->havingQual = make_and_qual((Node *) selection_aggref(grouping_call("group_member", slot,
 																				  k, user, keys)),
 										  query->havingQual);
+	add_barrier_key(query, slot);
 	return true;
 }
 
