@@ -375,7 +375,7 @@ uldp_grouping_rewrite(Query *query)
 				   "Group by columns and expressions that give the same key for the same row every time.");
 		if (equal(key, user))
 			refuse("a uldp release cannot be grouped by its user argument",
-				   "Each group would hold one user; group by a property that many users share.");
+				   "Each group would hold one user: group by a property that many users share.");
 		keys = lappend(keys, key);
 	}
 
