@@ -54,7 +54,8 @@ SELECT (e).ci_upper - (e).estimate AS half_width_eps_10 FROM (SELECT user_dp_cou
 SELECT user_dp_count(user_id, 0) FROM count_visits;
 SELECT user_dp_count(user_id, NULL) FROM count_visits;
 SELECT user_dp_count(user_id, visit) FROM count_visits;
-SELECT region, user_dp_count(user_id, 1.0) FROM count_visits GROUP BY region;
+-- grouping by the user argument would give each user a group of its own
+SELECT user_id, user_dp_count(user_id, 1.0) FROM count_visits GROUP BY user_id;
 SELECT user_dp_count(user_id, 1.0) OVER () FROM count_visits LIMIT 1;
 
 -- each statement is charged once, before it reads rows

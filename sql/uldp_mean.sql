@@ -60,10 +60,10 @@ FROM (VALUES (1e308::float8, 1), (-1e308, 2), ('Infinity', 3), (1e-300, 4)) v(x,
 SET uldp.test_seed = 17;
 SELECT round(user_dp_mean(amount::numeric, user_id, 1.0, 0, 1000, 5)::numeric, 6) FROM visits;
 
--- releases per group are refused before reading: their number is not known yet
+-- grouping sets are refused before reading (plain GROUP BY releases per group: uldp_grouped)
 SET uldp.test_seed = 19;
 SELECT user_id % 2 AS parity, round(user_dp_mean(amount, user_id, 1.0, 0, 1000, 5)::numeric, 6)
-FROM visits GROUP BY 1 ORDER BY 1;
+FROM visits GROUP BY ROLLUP (1) ORDER BY 1;
 
 -- with too few users for a private interval (by a noisy count) the release says it
 -- knows nothing: 0, and an interval as wide as the values can be

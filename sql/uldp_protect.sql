@@ -100,11 +100,17 @@ SELECT user_dp_mean(amount, user_id, 1.0, 0, 100), count(*) FROM protected_visit
 SELECT user_dp_mean(amount, region, 1.0, 0, 100) FROM protected_visits;
 SELECT user_dp_mean(amount, user_id::text, 1.0, 0, 100) FROM protected_visits;
 SELECT user_dp_mean(amount, user_id, amount, 0, 100) FROM protected_visits;
-SELECT region, user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits GROUP BY region;
+-- GROUP BY, HAVING, ORDER BY, LIMIT and joins with ordinary tables run (uldp_grouped);
+-- grouping by the privacy unit, grouping sets, HAVING without GROUP BY, a LIMIT read
+-- from the table, joins of the protected table with itself and subqueries in FROM do not
+SELECT user_id, user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits GROUP BY user_id;
+SELECT region, user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits GROUP BY ROLLUP (region);
 SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits HAVING true;
-SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits ORDER BY 1 LIMIT 1;
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits ORDER BY 1 LIMIT (SELECT count(*) FROM protected_visits);
+SELECT DISTINCT region, user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits GROUP BY region;
 SELECT user_dp_mean(DISTINCT amount, user_id, 1.0, 0, 100) FROM protected_visits;
-SELECT user_dp_mean(v.amount, v.user_id, 1.0, 0, 100) FROM protected_visits v JOIN public_regions r USING (region);
+SELECT user_dp_mean(v.amount, v.user_id, 1.0, 0, 100) FROM protected_visits v JOIN protected_visits w USING (user_id);
+SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM (SELECT * FROM protected_visits) v;
 SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE region IN (SELECT region FROM public_regions);
 SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE ctid = '(0,1)';
 SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits v WHERE v IS NOT NULL;

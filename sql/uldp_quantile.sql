@@ -99,7 +99,8 @@ SELECT user_dp_quantile(amount, user_id, 1.0, 0.5, 10, 10) FROM quant_visits;
 SELECT user_dp_quantile(amount, user_id, 1.0, 0.5, 'Infinity', NULL) FROM quant_visits;
 SELECT user_dp_quantile(amount, user_id, 1.0, 0.5, NULL, -1e301) FROM quant_visits;
 SELECT user_dp_quantile(amount, user_id, 1.0, visit / 10.0) FROM quant_visits;
-SELECT visit, user_dp_quantile(amount, user_id, 1.0, 0.5) FROM quant_visits GROUP BY visit;
+-- grouping sets (CUBE) are refused; plain GROUP BY is tested in uldp_grouped
+SELECT visit, user_dp_quantile(amount, user_id, 1.0, 0.5) FROM quant_visits GROUP BY CUBE (visit);
 SELECT user_dp_quantile(amount, user_id, 1.0, 0.5) OVER () FROM quant_visits LIMIT 1;
 
 -- parallel plans: workers' partial states are serialized, deserialized and combined; the

@@ -51,8 +51,8 @@ CLOSE c;
 COMMIT;
 -- over budget: refused before reading, whatever the rows
 SELECT user_dp_mean(amount, user_id, 100, 0, 100) FROM stmt_visits WHERE 1 / (visit - visit) > 0;
--- grouping and windows are refused before reading
-SELECT visit, user_dp_mean(amount, user_id, 0.5, 0, 100) FROM stmt_visits WHERE 1 / (visit - visit) > 0 GROUP BY visit;
+-- grouping sets and windows are refused before reading (the filter would fail on every row)
+SELECT visit, user_dp_mean(amount, user_id, 0.5, 0, 100) FROM stmt_visits WHERE 1 / (visit - visit) > 0 GROUP BY ROLLUP (visit);
 SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) OVER () FROM stmt_visits WHERE 1 / (visit - visit) > 0;
 -- uldp.cost: what a query would charge, without running it (nothing charged, nothing read:
 -- the filter that fails on every row is never evaluated)
@@ -65,7 +65,7 @@ SELECT * FROM uldp.cost($$SELECT user_dp_mean(ARRAY[amount, visit], user_id, 1, 
 SELECT * FROM uldp.cost($$SELECT count(*) FROM stmt_visits$$);
 -- what the query would refuse, it refuses, before anything
 SELECT * FROM uldp.cost($$SELECT user_dp_mean(amount, user_id, 0.5, 100, 0) FROM stmt_visits$$);
-SELECT * FROM uldp.cost($$SELECT visit, user_dp_mean(amount, user_id, 0.5) FROM stmt_visits GROUP BY visit$$);
+SELECT * FROM uldp.cost($$SELECT user_id, user_dp_mean(amount, user_id, 0.5) FROM stmt_visits GROUP BY user_id$$);
 SELECT * FROM uldp.cost($$SELECT user_dp_mean(amount, user_id, 0.5) FROM no_such_table$$);
 SELECT * FROM uldp.cost($$SELECT 1; SELECT 2$$);
 SELECT * FROM uldp.cost($$VACUUM stmt_visits$$);

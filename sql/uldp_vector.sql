@@ -119,9 +119,9 @@ SELECT cardinality(user_dp_mean(v, user_id, 1.0, 1e-6, 10)) AS forty_users FROM 
 SET uldp.test_seed = 19;
 SELECT cardinality(user_dp_mean(v, user_id, 1.0, 1e-6, 10)) AS two_hundred_users FROM vec_visits WHERE user_id <= 200;
 
--- releases per group are refused before reading: their number is not known yet
+-- grouping sets are refused before reading (plain GROUP BY releases per group: uldp_grouped)
 SELECT user_id % 2 AS parity, vec_round(user_dp_mean(v, user_id, 1.0, 1e-6, 10), 3)
-FROM vec_visits GROUP BY 1 ORDER BY 1;
+FROM vec_visits GROUP BY GROUPING SETS ((1), ()) ORDER BY 1;
 
 -- the dimension is public: read from the query (a constraint, ARRAY[...], a constant,
 -- VALUES that agree), never from the rows

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/attack/upgrade.sh -- ALTER EXTENSION uldp UPDATE from 0.1 through every version to 0.7 keeps
+# test/attack/upgrade.sh -- ALTER EXTENSION uldp UPDATE from 0.1 through every version to 0.8 keeps
 # budgets and ledger. A database that ran 0.1 (budgets, charges, a reset; a second role that is
 # dropped before 0.4) is updated step by step. 0.2 chains the existing rows in id order and
 # verify_ledger() finds them valid; 0.3 keeps rows, hashes and budgets and adds the learning
@@ -10,7 +10,9 @@
 # user_dp_count and keeps every ledger row and budget; 0.6 declares user_dp_sgd's final function
 # READ_WRITE (the four aggregates created anew) and keeps every ledger row and budget; 0.7 adds the
 # local protocol's functions and tables (kept by pg_dump), keeps every ledger row and budget, and
-# runs a round without charging any budget.
+# runs a round without charging any budget; 0.8 adds the functions of grouped releases
+# (group_register, group_member, the aggregate group_selected) and their three GUCs, keeps every
+# ledger row and budget, and runs a grouped release charged once, with partition selection.
 #
 # The library is always the newest, whose budget worker calls the 0.4 uldp._charge: before 0.4
 # the charges are made by calling that version's uldp._charge(oid, ...) as superuser, which is
@@ -144,10 +146,10 @@ out="$(sql -c "SELECT uldp.set_budget(current_user::regrole, 1000, 1e-3)" \
     -c "SELECT user_dp_sgd(ARRAY[amount::float8], amount::float8, user_id, 1.0, 1e-6, '{\"dimension\": 1}') FROM visits" 2>&1)"
 ok_if "and user_dp_sgd releases a model after the update" grep -q '"weights"' <<<"$out" || diag "$out"
 
-# 0.6 -> 0.7 (the default version): the local protocol's rounds and reports
+# 0.6 -> 0.7: the local protocol's rounds and reports
 state_06="$(ledger_and_budgets)"
-sql -c 'ALTER EXTENSION uldp UPDATE' || exit 1
-is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.7" "updated to 0.7 (the default version)"
+sql -c "ALTER EXTENSION uldp UPDATE TO '0.7'" || exit 1
+is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.7" "updated to 0.7"
 is "$(ledger_and_budgets)" "$state_06" "0.7 keeps every ledger row and budget"
 is "$(sql -c "SELECT count(*) FROM (VALUES ('uldp.ldp_round(text, jsonb)'), ('uldp.ldp_round_info(bigint)'),
     ('uldp.ldp_report(bigint, float8[])'), ('uldp.ldp_submit(bigint, text, jsonb)'), ('uldp.ldp_result(bigint)'),
@@ -161,12 +163,34 @@ sql -c "SELECT uldp.ldp_submit($round, 'u1', uldp.ldp_report($round, ARRAY[2.5])
 is "$(sql -c "SELECT uldp.ldp_result($round) ->> 'reports'")" "1" "a round runs after the update"
 is "$(ledger_and_budgets)" "$state_06" "and charges no budget"
 
+# 0.7 -> 0.8 (the default version): GROUP BY over uldp aggregates
+state_07="$(ledger_and_budgets)"
+sql -c 'ALTER EXTENSION uldp UPDATE' || exit 1
+is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.8" "updated to 0.8 (the default version)"
+is "$(ledger_and_budgets)" "$state_07" "0.8 keeps every ledger row and budget"
+is "$(sql -c "SELECT count(*) FROM (VALUES ('uldp.group_register(bigint, int, anyelement, \"any\")'),
+    ('uldp.group_member(bigint, int, anyelement, \"any\")'), ('uldp.group_selected(anyelement, float8, float8)')) f(name)
+    WHERE to_regprocedure(name) IS NOT NULL")" "3" "0.8 adds group_register, group_member and group_selected"
+is "$(sql -c "SELECT string_agg(name || '=' || setting, ',' ORDER BY name) FROM pg_settings
+    WHERE name IN ('uldp.max_groups_per_user', 'uldp.group_selection_epsilon', 'uldp.group_selection_delta')")" \
+    "uldp.group_selection_delta=1e-08,uldp.group_selection_epsilon=0.25,uldp.max_groups_per_user=1" \
+    "and the three GUCs of grouped releases, with their defaults"
+out="$(sql_as "$A" -v ON_ERROR_STOP=1 -c "SELECT amount > 100, user_dp_mean(amount, user_id, 0.25, 0, 300) FROM visits GROUP BY 1" 2>&1)"
+rc=$?
+ok "$rc" "a grouped release runs after the update"
+[ "$rc" -eq 0 ] || diag "$out"
+is "$(sql -c "SELECT concat_ws(' ', role, function, epsilon, delta, hash_version)
+    FROM uldp.ledger_data ORDER BY id DESC LIMIT 1")" "$A user_dp_mean, group_selected 0.5 0.00000001 2" \
+    "it is charged once: its release and partition selection (0.25 + 0.25, delta 1e-8)"
+is "$(sql -c "SELECT epsilon_spent FROM uldp.budget_data WHERE role = '$A'")" "1.75" "the budget holds it"
+is "$(sql -c 'SELECT valid, problem IS NULL FROM uldp.verify_ledger()')" "t|t" "the ledger is valid after it"
+
 sql -c "REVOKE SELECT ON visits FROM $A" -c "DROP ROLE $A" -c "CREATE ROLE $A LOGIN" \
     -c "GRANT SELECT ON visits TO $A" || exit 1
-is "$(sql -c "SELECT epsilon_spent FROM uldp.budget_data WHERE role = '$A'")" "1.25" \
+is "$(sql -c "SELECT epsilon_spent FROM uldp.budget_data WHERE role = '$A'")" "1.75" \
     "after DROP ROLE + CREATE ROLE the budget is still there"
 ok_if "and releases are charged to it" grep -Eq "$RELEASED_RE" <<<"$(sql_as "$A" -c "$RELEASE" 2>&1)"
-is "$(sql -c "SELECT epsilon_spent FROM uldp.budget_data WHERE role = '$A'")" "1.50" "on top of what was spent"
+is "$(sql -c "SELECT epsilon_spent FROM uldp.budget_data WHERE role = '$A'")" "2.00" "on top of what was spent"
 is "$(sql -c 'SELECT valid, problem IS NULL FROM uldp.verify_ledger()')" "t|t" "the ledger is valid"
 
 out="$(sql -v ON_ERROR_STOP=0 -c 'DROP EXTENSION uldp' 2>&1)"

@@ -9,7 +9,7 @@ LOAD 'uldp';
 -- a role with nothing but PUBLIC's privileges
 CREATE ROLE uldp_tap_api_nobody NOLOGIN;
 
-SELECT plan(125);
+SELECT plan(142);
 
 -- ---------------------------------------------------------------------------
 -- aggregates (public schema): 3 arities x 2, polymorphic user id
@@ -200,8 +200,39 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    'quantile_transfn', 'quantile_combinefn', 'quantile_serialfn',
                                    'quantile_deserialfn', 'quantile_finalfn',
                                    'ldp_round', 'ldp_round_info', 'ldp_report', 'ldp_submit', 'ldp_result',
-                                   'ldp_sgd_step', 'ldp_ingest', 'shuffle_epsilon'],
+                                   'ldp_sgd_step', 'ldp_ingest', 'shuffle_epsilon',
+                                   'group_register', 'group_member', 'selection_finalfn', 'group_selected'],
     'schema uldp has exactly the expected functions');
+-- the grouped rewrite's functions (0.8): called in every role's rewritten grouped releases,
+-- so executable by PUBLIC, volatile and parallel unsafe (one registry in one process)
+SELECT has_function('uldp', 'group_register', ARRAY['bigint', 'integer', 'anyelement', '"any"'],
+    'uldp.group_register(slot, k, user_id, VARIADIC keys) exists');
+SELECT function_returns('uldp', 'group_register', ARRAY['bigint', 'integer', 'anyelement', '"any"'], 'boolean',
+    'uldp.group_register returns boolean');
+SELECT has_function('uldp', 'group_member', ARRAY['bigint', 'integer', 'anyelement', '"any"'],
+    'uldp.group_member(slot, k, user_id, VARIADIC keys) exists');
+SELECT function_returns('uldp', 'group_member', ARRAY['bigint', 'integer', 'anyelement', '"any"'], 'anyelement',
+    'uldp.group_member returns the user id (or NULL)');
+SELECT is((SELECT array_agg(p.proname || '/' || p.provolatile::text || p.proparallel::text || '/' || p.provariadic::regtype::text
+                            ORDER BY p.proname)
+           FROM pg_proc p WHERE p.pronamespace = 'uldp'::regnamespace
+             AND p.proname IN ('group_register', 'group_member')),
+    ARRAY['group_member/vu/"any"', 'group_register/vu/"any"'],
+    'group_register and group_member are volatile, parallel unsafe and variadic "any"');
+SELECT is_aggregate('uldp', 'group_selected', ARRAY['anyelement', 'double precision', 'double precision'],
+    'uldp.group_selected(user_id, epsilon, delta) is an aggregate');
+SELECT is((SELECT a.aggtransfn::regprocedure::text || ' ' || a.aggfinalfn::regproc::text || ' ' || a.aggfinalmodify::text
+           FROM pg_aggregate a WHERE a.aggfnoid = 'uldp.group_selected(anyelement, float8, float8)'::regprocedure),
+    'uldp.user_count_transfn(internal,anyelement,double precision,double precision) uldp.selection_finalfn r',
+    'uldp.group_selected counts users like user_dp_count and decides in a read-only final function');
+SELECT ok(has_function_privilege('uldp_tap_api_nobody', 'uldp.group_register(bigint, int, anyelement, "any")', 'EXECUTE')
+          AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_member(bigint, int, anyelement, "any")', 'EXECUTE')
+          AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_selected(anyelement, float8, float8)', 'EXECUTE'),
+    'PUBLIC can execute the functions of the grouped rewrite');
+SELECT throws_ok($$SELECT uldp.group_member(123456789, 1, 1, 'a')$$, NULL,
+    'uldp grouped release 123456789 was not prepared', 'uldp.group_member refuses a slot that no grouped release prepared');
+SELECT throws_ok($$SELECT uldp.group_register(123456789, 1, 1, 'a')$$, NULL,
+    'uldp grouped release 123456789 was not prepared', 'uldp.group_register refuses a slot that no grouped release prepared');
 SELECT columns_are('uldp', 'budget_data',
     ARRAY['role', 'epsilon_limit', 'delta_limit', 'epsilon_spent', 'delta_spent'], 'budget_data columns');
 SELECT col_type_is('uldp', 'budget_data', 'role', 'name', 'budget_data.role is a role name');
@@ -264,13 +295,14 @@ SELECT is(
     (SELECT array_agg(p.proname || '/' || p.proparallel::text ORDER BY p.proname) FROM pg_proc p
      WHERE p.pronamespace = 'uldp'::regnamespace AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'c')
        AND (p.proname IN ('mean_finalfn', 'mean_ci_finalfn', 'sum_finalfn', 'sum_ci_finalfn',
-                          'range_finalfn', 'count_finalfn', 'count_ci_finalfn')
+                          'range_finalfn', 'count_finalfn', 'count_ci_finalfn', 'selection_finalfn')
             OR p.proname LIKE 'user\_%')),
     ARRAY['count_ci_finalfn/s', 'count_finalfn/s', 'mean_ci_finalfn/s', 'mean_finalfn/s', 'range_finalfn/s',
-          'sum_ci_finalfn/s', 'sum_finalfn/s',
+          'selection_finalfn/s', 'sum_ci_finalfn/s', 'sum_finalfn/s',
           'user_bool_sum_transfn/s', 'user_bool_sum_transfn/s',
           'user_bool_transfn/s', 'user_bool_transfn/s', 'user_bool_transfn/s', 'user_combinefn/s',
-          'user_count_transfn/s', 'user_deserialfn/s', 'user_serialfn/s',
+          -- user_dp_count's, and uldp.group_selected's (0.8: with epsilon and delta)
+          'user_count_transfn/s', 'user_count_transfn/s', 'user_deserialfn/s', 'user_serialfn/s',
           'user_sum_transfn/s', 'user_sum_transfn/s',
           'user_transfn/s', 'user_transfn/s', 'user_transfn/s'],
     'the aggregate support functions are C and parallel safe');
@@ -383,12 +415,29 @@ SELECT is((SELECT context FROM pg_settings WHERE name = 'uldp.max_state_memory')
 SELECT is((SELECT vartype || ' ' || unit || ' ' || boot_val || ' ' || min_val FROM pg_settings
            WHERE name = 'uldp.max_state_memory'), 'integer kB 1048576 64',
     'uldp.max_state_memory is in kB, default 1 GB, at least 64 kB');
+SELECT is((SELECT context || ' ' || vartype || ' ' || boot_val || ' ' || min_val || ' ' || max_val FROM pg_settings
+           WHERE name = 'uldp.max_groups_per_user'), 'user integer 1 1 1000',
+    'uldp.max_groups_per_user: any role may set it, default 1, from 1 to 1000');
+SELECT is((SELECT context || ' ' || vartype || ' ' || boot_val || ' ' || min_val || ' ' || max_val FROM pg_settings
+           WHERE name = 'uldp.group_selection_epsilon'), 'user real 0.25 1e-06 100',
+    'uldp.group_selection_epsilon: any role may set it, default 0.25');
+SELECT is((SELECT context || ' ' || vartype || ' ' || boot_val || ' ' || min_val || ' ' || max_val FROM pg_settings
+           WHERE name = 'uldp.group_selection_delta'), 'user real 1e-08 1e-15 0.01',
+    'uldp.group_selection_delta: any role may set it, default 1e-8, positive');
 SELECT is((SELECT array_agg(name::text ORDER BY name) FROM pg_settings WHERE name LIKE 'uldp.%'),
-    ARRAY['uldp.allow_drop', 'uldp.max_state_memory', 'uldp.test_seed'], 'uldp defines exactly these three GUCs');
+    ARRAY['uldp.allow_drop', 'uldp.group_selection_delta', 'uldp.group_selection_epsilon',
+          'uldp.max_groups_per_user', 'uldp.max_state_memory', 'uldp.test_seed'],
+    'uldp defines exactly these six GUCs');
 SELECT lives_ok($$SET LOCAL uldp.test_seed = 42$$, 'a superuser can set uldp.test_seed');
 SELECT is(current_setting('uldp.test_seed'), '42', 'and it takes the value');
 SELECT throws_ok($$SET LOCAL uldp.test_seed = -1$$, '22023', NULL, 'uldp.test_seed cannot be negative');
 SELECT throws_ok($$SET LOCAL uldp.max_state_memory = 10$$, '22023', NULL, 'uldp.max_state_memory has a floor of 64 kB');
+SELECT throws_ok($$SET LOCAL uldp.max_groups_per_user = 0$$, '22023', NULL, 'uldp.max_groups_per_user is at least 1');
+SELECT throws_ok($$SET LOCAL uldp.group_selection_delta = 0$$, '22023', NULL, 'uldp.group_selection_delta cannot be 0');
+SET ROLE uldp_tap_api_nobody;
+SELECT lives_ok($$SET LOCAL uldp.max_groups_per_user = 3$$, 'any role can set uldp.max_groups_per_user');
+SELECT is(current_setting('uldp.max_groups_per_user'), '3', 'and it takes the value');
+RESET ROLE;
 
 -- ---------------------------------------------------------------------------
 -- budget / admin function argument checks (no release involved)
