@@ -178,6 +178,27 @@ RESET SESSION AUTHORIZATION;
 -- nothing was charged for the refusals: still the 4 rows above
 SELECT count(*) - :ledger_rows AS new_ledger_rows FROM uldp.ledger WHERE role = 'uldp_grouped_analyst';
 
+-- a grouping key fixed by WHERE: one group, still aggregated after all rows are read
+RESET SESSION AUTHORIZATION; SET uldp.test_seed = 30; SET SESSION AUTHORIZATION uldp_grouped_analyst;
+SELECT segment, user_dp_count(customer_id, 1.0) FROM grouped_orders WHERE segment = 3 GROUP BY segment;
+
+-- public keys: the owner declares segments 0 to 4 public (4 has no customer); exactly those
+-- groups appear, the empty one included, rows of other keys reach no group, and choosing
+-- the groups costs nothing
+RESET SESSION AUTHORIZATION;
+SELECT uldp.set_public_groups('grouped_orders', 'segment', ARRAY[4, 0, 1, 2, 0]);
+SELECT uldp.set_public_groups('grouped_orders', 'segment', ARRAY['0']);
+SELECT uldp.set_public_groups('grouped_orders', 'customer_id', ARRAY[1]);
+SET uldp.test_seed = 31; SET SESSION AUTHORIZATION uldp_grouped_analyst;
+SELECT * FROM uldp.cost($$SELECT segment, user_dp_count(customer_id, 1.0) FROM grouped_orders GROUP BY segment$$);
+SELECT segment, user_dp_count(customer_id, 1.0) AS customers,
+	   round(user_dp_mean(amount, customer_id, 1.0, 0, 200)::numeric, 3) AS mean
+FROM grouped_orders WHERE ordered_on >= '2024-03-01'::date GROUP BY segment ORDER BY segment;
+-- with public keys every public group appears, also those a filter empties (their releases are noise)
+SELECT segment, user_dp_count(customer_id, 1.0) FROM grouped_orders WHERE segment = 1 GROUP BY segment;
+RESET SESSION AUTHORIZATION;
+SELECT uldp.set_public_groups('grouped_orders', 'segment', NULL::int[]);
+
 SELECT uldp.unprotect_table('grouped_orders');
 DROP TABLE grouped_orders;
 DROP TABLE grouped_products;
