@@ -436,9 +436,13 @@ gate_planner(Query *parse, const char *query_string, int cursorOptions, ParamLis
 		{"enable_seqscan", "on"}, {"enable_indexscan", "off"}, {"enable_indexonlyscan", "off"},
 		{"enable_bitmapscan", "off"}, {"enable_tidscan", "off"},
 	};
-	/* a grouped release aggregates sorted rows, all read first (grouping.c) */
+	/*
+	 * a grouped release aggregates sorted rows, all read first (grouping.c):
+	 * no hashing, and nothing that delivers rows already sorted
+	 */
 	static const char *const grouping_settings[][2] = {
 		{"enable_hashagg", "off"}, {"enable_incremental_sort", "off"}, {"enable_mergejoin", "off"},
+		{"enable_indexscan", "off"}, {"enable_indexonlyscan", "off"},
 	};
 
 	gate_walker((Node *) parse, &findings);

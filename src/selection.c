@@ -46,12 +46,18 @@ double		uldp_group_selection_delta = 1e-8;
 /*
  * The least threshold T with P(1 + Z >= T) <= delta for Z discrete Laplace
  * of parameter epsilon (P(Z = z) proportional to exp(-epsilon |z|)):
- * P(Z >= m) = exp(-epsilon m) / (1 + exp(-epsilon)) for m >= 1.
+ * P(Z >= m) = exp(-epsilon m) / (1 + exp(-epsilon)) for m >= 1, which
+ * grows as epsilon shrinks.  The sampler rounds epsilon down to 24
+ * significant bits, so T is computed for a slightly smaller epsilon, as
+ * uldp_discrete_laplace_tail() does.
  */
 static double
 selection_threshold(double epsilon, double delta)
 {
-	double		m = ceil((-log(delta) - log1p(exp(-epsilon))) / epsilon);
+	double		m;
+
+	epsilon *= 1 - 0x1p-22;
+	m = ceil((-log(delta) - log1p(exp(-epsilon))) / epsilon);
 
 	m = Max(m, 1);
 	/* the floating-point logarithms may round m one step too low */
