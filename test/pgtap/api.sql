@@ -9,7 +9,7 @@ LOAD 'uldp';
 -- a role with nothing but PUBLIC's privileges
 CREATE ROLE uldp_tap_api_nobody NOLOGIN;
 
-SELECT plan(142);
+SELECT plan(145);
 
 -- ---------------------------------------------------------------------------
 -- aggregates (public schema): 3 arities x 2, polymorphic user id
@@ -201,7 +201,8 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    'quantile_deserialfn', 'quantile_finalfn',
                                    'ldp_round', 'ldp_round_info', 'ldp_report', 'ldp_submit', 'ldp_result',
                                    'ldp_sgd_step', 'ldp_ingest', 'shuffle_epsilon',
-                                   'group_register', 'group_member', 'selection_finalfn', 'group_selected'],
+                                   'group_register', 'group_member', 'selection_finalfn', 'group_selected',
+                                   'group_barrier', 'set_public_groups'],
     'schema uldp has exactly the expected functions');
 -- the grouped rewrite's functions (0.8): called in every role's rewritten grouped releases,
 -- so executable by PUBLIC, volatile and parallel unsafe (one registry in one process)
@@ -233,6 +234,14 @@ SELECT throws_ok($$SELECT uldp.group_member(123456789, 1, 1, 'a')$$, NULL,
     'uldp grouped release 123456789 was not prepared', 'uldp.group_member refuses a slot that no grouped release prepared');
 SELECT throws_ok($$SELECT uldp.group_register(123456789, 1, 1, 'a')$$, NULL,
     'uldp grouped release 123456789 was not prepared', 'uldp.group_register refuses a slot that no grouped release prepared');
+SELECT is((SELECT p.provolatile::text || p.proparallel::text || ' ' || p.prorettype::regtype::text
+           FROM pg_proc p WHERE p.oid = 'uldp.group_barrier(bigint)'::regprocedure),
+    'vu integer', 'uldp.group_barrier, the hidden grouping key, is volatile (never constant to the planner) and parallel unsafe');
+-- public keys are the table owner's declaration: revoked from PUBLIC, like protect_table
+SELECT has_function('uldp', 'set_public_groups', ARRAY['regclass', 'name', 'anyarray'],
+    'uldp.set_public_groups(tab, col, keys) exists');
+SELECT ok(NOT has_function_privilege('uldp_tap_api_nobody', 'uldp.set_public_groups(regclass, name, anyarray)', 'EXECUTE'),
+    'PUBLIC cannot declare public group keys');
 SELECT columns_are('uldp', 'budget_data',
     ARRAY['role', 'epsilon_limit', 'delta_limit', 'epsilon_spent', 'delta_spent'], 'budget_data columns');
 SELECT col_type_is('uldp', 'budget_data', 'role', 'name', 'budget_data.role is a role name');
