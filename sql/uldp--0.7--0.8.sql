@@ -5,8 +5,8 @@
 -- rewrite adds; they are not meant to be called by hand.
 \echo Use "ALTER EXTENSION uldp UPDATE TO '0.8'" to load this file. \quit
 
--- Records the row's group for its user (in WHERE, while the rows are read);
--- always true.  Parallel unsafe: the registry lives in one process.
+-- Records the row's group for its user (in the WHERE of the registration
+-- subquery, run before any row is aggregated); always true.  Parallel unsafe: the registry lives in one process.
 CREATE FUNCTION uldp.group_register(slot bigint, k int, user_id anyelement, VARIADIC keys "any")
 	RETURNS boolean AS 'MODULE_PATHNAME', 'uldp_group_register'
 	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE COST 1000;
@@ -35,9 +35,8 @@ CREATE FUNCTION uldp.set_public_groups(tab regclass, col name, keys anyarray)
 	RETURNS void AS 'MODULE_PATHNAME', 'uldp_set_public_groups' LANGUAGE C CALLED ON NULL INPUT;
 REVOKE ALL ON FUNCTION uldp.set_public_groups(regclass, name, anyarray) FROM PUBLIC;
 
--- A hidden grouping key of grouped releases, always 0 but volatile: the
--- planner keeps sorting the rows even when it knows the real keys to be
--- constant, so all rows are read before the first group is aggregated.
-CREATE FUNCTION uldp.group_barrier(slot bigint)
-	RETURNS int AS 'MODULE_PATHNAME', 'uldp_group_barrier'
-	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+-- Marks a grouped release's registration complete: the last step of the
+-- subquery that registers every row before the first one is aggregated.
+CREATE FUNCTION uldp.group_registered(slot bigint, rows bigint)
+	RETURNS boolean AS 'MODULE_PATHNAME', 'uldp_group_registered'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;

@@ -399,7 +399,6 @@ gate_query(Query *query)
 typedef struct GateFindings
 {
 	const char *gated;			/* a gated table, or NULL */
-	bool		grouped;		/* a grouped release was rewritten */
 } GateFindings;
 
 /*
@@ -419,8 +418,7 @@ gate_walker(Node *node, GateFindings *findings)
 
 		if (table)
 			findings->gated = table;
-		if (uldp_grouping_rewrite(query))
-			findings->grouped = true;
+		(void) uldp_grouping_rewrite(query);
 		return query_tree_walker(query, gate_walker, (void *) findings, 0);
 	}
 	return expression_tree_walker(node, gate_walker, (void *) findings);
@@ -429,24 +427,16 @@ gate_walker(Node *node, GateFindings *findings)
 static PlannedStmt *
 gate_planner(Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams)
 {
-	GateFindings findings = {NULL, false};
+	GateFindings findings = {NULL};
 	int			nest_level;
 	PlannedStmt *plan;
 	static const char *const scan_settings[][2] = {
 		{"enable_seqscan", "on"}, {"enable_indexscan", "off"}, {"enable_indexonlyscan", "off"},
 		{"enable_bitmapscan", "off"}, {"enable_tidscan", "off"},
 	};
-	/*
-	 * a grouped release aggregates sorted rows, all read first (grouping.c):
-	 * no hashing, and nothing that delivers rows already sorted
-	 */
-	static const char *const grouping_settings[][2] = {
-		{"enable_hashagg", "off"}, {"enable_incremental_sort", "off"}, {"enable_mergejoin", "off"},
-		{"enable_indexscan", "off"}, {"enable_indexonlyscan", "off"},
-	};
 
 	gate_walker((Node *) parse, &findings);
-	if (!findings.gated && !findings.grouped)
+	if (!findings.gated)
 	{
 		if (previous_planner_hook)
 			return previous_planner_hook(parse, query_string, cursorOptions, boundParams);
@@ -459,9 +449,6 @@ gate_planner(Query *parse, const char *query_string, int cursorOptions, ParamLis
 	nest_level = NewGUCNestLevel();
 	for (int i = 0; findings.gated && i < lengthof(scan_settings); i++)
 		(void) set_config_option(scan_settings[i][0], scan_settings[i][1], PGC_USERSET,
-								 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	for (int i = 0; findings.grouped && i < lengthof(grouping_settings); i++)
-		(void) set_config_option(grouping_settings[i][0], grouping_settings[i][1], PGC_USERSET,
 								 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	if (previous_planner_hook)
 		plan = previous_planner_hook(parse, query_string, cursorOptions, boundParams);

@@ -17,10 +17,11 @@
  *	  returns the user id when the row's group is one its user keeps, and
  *	  NULL otherwise, which every uldp aggregate skips.
  *
- * The executor runs the aggregates only after every row was registered: the
- * plan of a grouped release sorts its rows before aggregating them (checked
- * before the statement runs, statement.c), and a sort reads all of its
- * input before it returns its first row.
+ * The executor runs the aggregates only after every row was registered:
+ * registration is a subquery of its own, run once before the first row is
+ * aggregated, which ends with uldp.group_registered() (grouping.c; the plan
+ * is checked before the statement runs, statement.c).  Until then
+ * group_member keeps nobody.
  *
  * Which groups a user keeps: a keyed pseudorandom function (SipHash-2-4,
  * with a key drawn from uldp's random source for every run) gives each
@@ -81,7 +82,14 @@ struct UldpGroupBound
 	int			groups_per_user;
 	MemoryContext context;		/* the registry's, emptied for every run */
 	bound_users_hash *users;
-	uint64		key[2];			/* of the pseudorandom function, per run */
+	bool		complete;		/* every row registered */
+	uint64		key[2];			/* of the pseudorandom function */
+	/*
+	 * group_member's last answer: the aggregates of a row (and its partition
+	 * selection) ask about the same pair one after the other
+	 */
+	StringInfoData last_pair;
+	bool		last_kept;
 	UldpGroupBound *next;
 };
 
@@ -118,6 +126,18 @@ forget_bound(void *arg)
 		*link = (*link)->next;
 }
 
+/* Empties the registry, with a new key (before reading rows). */
+static void
+bound_reset(UldpGroupBound *bound)
+{
+	MemoryContextReset(bound->context);
+	bound->users = bound_users_create(bound->context, 1024, NULL);
+	bound->complete = false;
+	bound->last_pair.data = NULL;
+	bound->key[0] = uldp_random_u64();
+	bound->key[1] = uldp_random_u64();
+}
+
 /*
  * The registry of a grouped release, for the executor state whose memory
  * is "context"; forgotten when that memory goes away.
@@ -136,18 +156,8 @@ uldp_group_bound_create(int64 slot, int groups_per_user, MemoryContext context)
 	callback->func = forget_bound;
 	callback->arg = bound;
 	MemoryContextRegisterResetCallback(context, callback);
-	uldp_group_bound_reset(bound);
+	bound_reset(bound);
 	return bound;
-}
-
-/* Empties the registry for a new run, with a new key (before reading rows). */
-void
-uldp_group_bound_reset(UldpGroupBound *bound)
-{
-	MemoryContextReset(bound->context);
-	bound->users = bound_users_create(bound->context, 1024, NULL);
-	bound->key[0] = uldp_random_u64();
-	bound->key[1] = uldp_random_u64();
 }
 
 static UldpGroupBound *
@@ -251,45 +261,61 @@ call_cache(FunctionCallInfo fcinfo)
 	return cache;
 }
 
+/* appendBinaryStringInfo, inline while the buffer has room (once per key of every row) */
+static inline void
+append_bytes(StringInfo bytes, const void *data, int length)
+{
+	if (bytes->len + length >= bytes->maxlen)
+		enlargeStringInfo(bytes, length);
+	memcpy(bytes->data + bytes->len, data, length);
+	bytes->len += length;
+}
+
 /*
- * The pseudorandom value of the row's (user, group), or false when the row
- * has no user (NULL, or an id that uldp skips).
+ * The bytes that name the row's (user, group) in cache->bytes, or false when
+ * the row has no user (NULL, or an id that uldp skips).
  */
 static bool
-pair_value(FunctionCallInfo fcinfo, CallCache *cache, uint64 *user, uint64 *value)
+pair_bytes(FunctionCallInfo fcinfo, CallCache *cache, uint64 *user)
 {
 	StringInfo	bytes = &cache->bytes;
 
 	if (PG_ARGISNULL(2) ||
 		!uldp_user_key(PG_GETARG_DATUM(2), cache->user_byval, cache->user_typlen, user))
 		return false;
-	resetStringInfo(bytes);
-	appendBinaryStringInfo(bytes, (const char *) user, sizeof(uint64));
+	bytes->len = 0;
+	append_bytes(bytes, user, sizeof(uint64));
 	for (int i = 0; i < cache->nkeys; i++)
 	{
 		Datum		key = PG_GETARG_DATUM(FIRST_KEY_ARG + i);
 		char		isnull = PG_ARGISNULL(FIRST_KEY_ARG + i);
 
-		appendBinaryStringInfo(bytes, &isnull, 1);
+		append_bytes(bytes, &isnull, 1);
 		if (isnull)
 			continue;
 		if (cache->byval[i])
-			appendBinaryStringInfo(bytes, (const char *) &key, sizeof(Datum));
+			append_bytes(bytes, &key, sizeof(Datum));
 		else if (cache->typlen[i] > 0)
-			appendBinaryStringInfo(bytes, DatumGetPointer(key), cache->typlen[i]);
+			append_bytes(bytes, DatumGetPointer(key), cache->typlen[i]);
 		else if (cache->typlen[i] == -1)
 		{
 			struct varlena *value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(key));
 			uint32		length = VARSIZE_ANY_EXHDR(value);
 
-			appendBinaryStringInfo(bytes, (const char *) &length, sizeof(length));
-			appendBinaryStringInfo(bytes, VARDATA_ANY(value), length);
+			append_bytes(bytes, &length, sizeof(length));
+			append_bytes(bytes, VARDATA_ANY(value), length);
 		}
 		else
-			appendBinaryStringInfo(bytes, DatumGetCString(key), strlen(DatumGetCString(key)) + 1);
+			append_bytes(bytes, DatumGetCString(key), strlen(DatumGetCString(key)) + 1);
 	}
-	*value = siphash24(cache->bound->key, (const unsigned char *) bytes->data, bytes->len);
 	return true;
+}
+
+/* The pseudorandom value of a pair named by "bytes" */
+static inline uint64
+pair_value(const UldpGroupBound *bound, StringInfo bytes)
+{
+	return siphash24(bound->key, (const unsigned char *) bytes->data, bytes->len);
 }
 
 static inline uint64 *
@@ -337,14 +363,13 @@ uldp_group_register(PG_FUNCTION_ARGS)
 	CallCache  *cache = call_cache(fcinfo);
 	UldpGroupBound *bound = cache->bound;
 	uint64		user;
-	uint64		value;
 	bool		found;
 	BoundUser  *entry;
 
-	if (pair_value(fcinfo, cache, &user, &value))
+	if (pair_bytes(fcinfo, cache, &user))
 	{
 		entry = bound_users_insert(bound->users, user, &found);
-		register_value(bound, entry, found, value);
+		register_value(bound, entry, found, pair_value(bound, &cache->bytes));
 	}
 	PG_RETURN_BOOL(true);
 }
@@ -362,29 +387,53 @@ uldp_group_member(PG_FUNCTION_ARGS)
 	CallCache  *cache = call_cache(fcinfo);
 	UldpGroupBound *bound = cache->bound;
 	uint64		user;
-	uint64		value;
-	BoundUser  *entry;
+	bool		kept = false;
 
-	if (pair_value(fcinfo, cache, &user, &value) &&
-		(entry = bound_users_lookup(bound->users, user)) != NULL)
+	if (!bound->complete || !pair_bytes(fcinfo, cache, &user))
+		PG_RETURN_NULL();
+	if (bound->last_pair.data != NULL && bound->last_pair.len == cache->bytes.len &&
+		memcmp(bound->last_pair.data, cache->bytes.data, cache->bytes.len) == 0)
+		kept = bound->last_kept;
+	else
 	{
-		uint64	   *values = user_values(bound, entry);
+		BoundUser  *entry = bound_users_lookup(bound->users, user);
 
-		for (uint32 i = 0; i < entry->n; i++)
-			if (values[i] == value)
-				PG_RETURN_DATUM(PG_GETARG_DATUM(2));
+		if (entry != NULL)
+		{
+			uint64		value = pair_value(bound, &cache->bytes);
+			uint64	   *values = user_values(bound, entry);
+
+			for (uint32 i = 0; i < entry->n && !kept; i++)
+				kept = values[i] == value;
+		}
+		if (bound->last_pair.data == NULL)
+		{
+			MemoryContext old = MemoryContextSwitchTo(bound->context);
+
+			initStringInfo(&bound->last_pair);
+			MemoryContextSwitchTo(old);
+		}
+		bound->last_pair.len = 0;
+		append_bytes(&bound->last_pair, cache->bytes.data, cache->bytes.len);
+		bound->last_kept = kept;
 	}
-	PG_RETURN_NULL();
+	if (!kept)
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(PG_GETARG_DATUM(2));
 }
 
-PG_FUNCTION_INFO_V1(uldp_group_barrier);
+PG_FUNCTION_INFO_V1(uldp_group_registered);
 
 /*
- * uldp.group_barrier(slot bigint) returns int: 0.  A hidden grouping key
- * of grouped releases that the planner cannot prove constant (grouping.c).
+ * uldp.group_registered(slot bigint, rows bigint) returns boolean: marks the
+ * registration of the grouped release complete (its argument, a count of
+ * the registered rows, was computed by reading them all); always true.
  */
 Datum
-uldp_group_barrier(PG_FUNCTION_ARGS)
+uldp_group_registered(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT32(0);
+	if (PG_ARGISNULL(0))
+		elog(ERROR, "uldp.group_registered called without a slot");
+	find_bound(PG_GETARG_INT64(0))->complete = true;
+	PG_RETURN_BOOL(true);
 }

@@ -11,7 +11,9 @@
  * becomes
  *
  *	SELECT keys, agg(x, uldp.group_member(s, k, user_id, keys), eps)
- *	FROM t WHERE f AND uldp.group_register(s, k, user_id, keys)
+ *	FROM t
+ *	WHERE f AND (SELECT uldp.group_registered(s, count(*)) FROM t
+ *				 WHERE f AND uldp.group_register(s, k, user_id, keys))
  *	GROUP BY keys
  *	HAVING uldp.group_selected(uldp.group_member(s, k, user_id, keys),
  *							   sel_eps, sel_delta) AND h
@@ -28,24 +30,23 @@
  *	  epsilon / k (and delta / k) per group (statement.c), while the
  *	  statement is charged its epsilon, once, before reading.
  *
- * The planner is told to sort rather than hash (gate.c), so that all rows
- * are read, and registered, before the first group is aggregated;
- * statement.c checks the plan before the statement runs.  One more,
- * hidden grouping key, uldp.group_barrier(s), volatile and always 0, keeps
- * the sort even where the planner knows the real keys to be constant (WHERE
- * country = 'DE' GROUP BY country), which would let it aggregate rows as
- * they are read.  The grouping
- * functions are parallel unsafe, so a grouped release runs in one process,
- * with one registry.
+ * The registration subquery has no column of the outer level: PostgreSQL
+ * runs it once, as an initplan, in the one-time filter that gates the
+ * level's rows, so every row is registered before the first one is
+ * aggregated, whatever the plan: hashed or sorted.  statement.c checks the
+ * plan before the statement runs; group_member keeps nobody until the
+ * registration has completed.  The grouping functions are parallel unsafe,
+ * so a grouped release runs in one process, with one registry.
  *
  * Public keys.  When the level groups by one column whose keys the table's
  * owner declared public (uldp.set_public_groups, protect.c), exactly those
  * groups appear, empty ones included, and choosing them costs nothing:
  *
- *	SELECT k.key, agg(x, uldp.group_member(s, k, user_id, k.key), eps)
- *	FROM (VALUES <public keys>) k(key) LEFT JOIN t
- *		 ON t.c = k.key AND f AND uldp.group_register(s, k, user_id, k.key)
- *	[WHERE <clauses without columns>] GROUP BY k.key HAVING h
+ *	SELECT k.key, agg(x, uldp.group_member(s, k, user_id, t.c), eps)
+ *	FROM (VALUES <public keys>) k(key) LEFT JOIN t ON t.c = k.key AND f
+ *	WHERE <clauses without columns> AND (SELECT uldp.group_registered(...)
+ *		FROM t WHERE f AND t.c = ANY(<public keys>) AND group_register(...))
+ *	GROUP BY k.key HAVING h
  *
  * Rows with other keys are not read into any group.  An empty group's
  * aggregates see one row without a user (the join's NULLs), which they
@@ -63,7 +64,6 @@
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
-#include "catalog/pg_operator.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
@@ -72,6 +72,8 @@
 #include "optimizer/optimizer.h"
 #include "parser/parse_func.h"
 #include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/fmgroids.h"
 #include "utils/array.h"
 #include "utils/typcache.h"
 #include "utils/lsyscache.h"
@@ -192,6 +194,67 @@ selection_aggref(Expr *member)
 }
 
 /*
+ * (SELECT uldp.group_registered(s, count(*)) FROM <the level's FROM>
+ *	WHERE <its WHERE> [AND key = ANY(public keys)] AND uldp.group_register(...))
+ */
+static SubLink *
+registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *public)
+{
+	static const Oid argtypes[] = {INT8OID, INT8OID};
+	Query	   *sub = makeNode(Query);
+	SubLink    *link = makeNode(SubLink);
+	Aggref	   *count = makeNode(Aggref);
+	Node	   *quals;
+	Expr	   *registered;
+
+	count->aggfnoid = F_COUNT_;
+	count->aggtype = INT8OID;
+	count->aggstar = true;
+	count->aggkind = AGGKIND_NORMAL;
+	count->aggsplit = AGGSPLIT_SIMPLE;
+	count->aggno = -1;
+	count->aggtransno = -1;
+	count->location = -1;
+	registered = (Expr *) makeFuncExpr(uldp_function("group_registered", 2, argtypes), BOOLOID,
+									   list_make2(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+															Int64GetDatum(slot), false,
+															FLOAT8PASSBYVAL),
+												  count),
+									   InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+
+	sub->commandType = CMD_SELECT;
+	sub->querySource = QSRC_ORIGINAL;
+	sub->canSetTag = true;
+	sub->rtable = copyObject(query->rtable);
+	sub->jointree = copyObject(query->jointree);
+	quals = sub->jointree->quals;
+	if (public != NULL)
+	{
+		ScalarArrayOpExpr *any = makeNode(ScalarArrayOpExpr);
+		Var		   *key = linitial(keys);
+
+		any->opno = lookup_type_cache(key->vartype, TYPECACHE_EQ_OPR)->eq_opr;
+		any->useOr = true;
+		any->inputcollid = key->varcollid;
+		any->args = list_make2(copyObject(key), copyObject(public));
+		any->location = -1;
+		quals = make_and_qual(quals, (Node *) any);
+	}
+	sub->jointree->quals = make_and_qual(quals, (Node *) grouping_call("group_register", slot, k,
+																	   user, keys));
+	sub->targetList = list_make1(makeTargetEntry(registered, 1, pstrdup("registered"), false));
+	sub->hasAggs = true;
+	sub->hasSubLinks = query->hasSubLinks;
+	/* references to enclosing queries are one level further away in it */
+	IncrementVarSublevelsUp((Node *) sub, 1, 1);
+
+	link->subLinkType = EXPR_SUBLINK;
+	link->subselect = (Node *) sub;
+	link->location = -1;
+	return link;
+}
+
+/*
  * The public keys of the level's grouping key, if it is one column of a
  * table whose keys were declared public; else NULL.
  */
@@ -234,7 +297,7 @@ replace_key(Node *node, KeyReplacement *context)
  * header); returns the public key column, k.key.
  */
 static Var *
-join_public_keys(Query *query, Var *key, Const *array, int64 slot, int k, Expr *user)
+join_public_keys(Query *query, Var *key, Const *array, SubLink *registered)
 {
 	RangeTblEntry *values = makeNode(RangeTblEntry);
 	ArrayType  *keys = DatumGetArrayTypeP(array->constvalue);
@@ -280,8 +343,6 @@ join_public_keys(Query *query, Var *key, Const *array, int64 slot, int k, Expr *
 									  BOOLOID, false, (Expr *) copyObject(key), (Expr *) column,
 									  InvalidOid, key->varcollid),
 						row_clauses);
-	row_clauses = lappend(row_clauses, grouping_call("group_register", slot, k, user,
-													 list_make1(column)));
 
 	join->jointype = JOIN_LEFT;
 	join->larg = (Node *) makeNode(RangeTblRef);
@@ -297,7 +358,8 @@ join_public_keys(Query *query, Var *key, Const *array, int64 slot, int k, Expr *
 		join->rarg = (Node *) cross;
 	}
 	join->quals = (Node *) make_ands_explicit(row_clauses);
-	query->jointree = makeFromExpr(list_make1(join), once ? (Node *) make_ands_explicit(once) : NULL);
+	once = lappend(once, registered);
+	query->jointree = makeFromExpr(list_make1(join), (Node *) make_ands_explicit(once));
 
 	replacement.key = (Node *) key;
 	replacement.replacement = (Node *) column;
@@ -306,33 +368,6 @@ join_public_keys(Query *query, Var *key, Const *array, int64 slot, int k, Expr *
 			(Expr *) replace_key((Node *) lfirst_node(TargetEntry, lc)->expr, &replacement);
 	query->havingQual = replace_key(query->havingQual, &replacement);
 	return column;
-}
-
-/* Groups also by uldp.group_barrier(slot), a hidden key (see the file's header). */
-static void
-add_barrier_key(Query *query, int64 slot)
-{
-	static const Oid argtypes[] = {INT8OID};
-	SortGroupClause *clause = makeNode(SortGroupClause);
-	Index		ref = 0;
-	ListCell   *lc;
-	Expr	   *barrier = (Expr *) makeFuncExpr(uldp_function("group_barrier", 1, argtypes), INT4OID,
-												list_make1(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
-																	 Int64GetDatum(slot), false,
-																	 FLOAT8PASSBYVAL)),
-												InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
-	TargetEntry *entry = makeTargetEntry(barrier, list_length(query->targetList) + 1, NULL, true);
-
-	foreach(lc, query->targetList)
-		ref = Max(ref, lfirst_node(TargetEntry, lc)->ressortgroupref);
-	entry->ressortgroupref = ref + 1;
-	query->targetList = lappend(query->targetList, entry);
-	clause->tleSortGroupRef = entry->ressortgroupref;
-	clause->eqop = Int4EqualOperator;
-	clause->sortop = Int4LessOperator;
-	clause->nulls_first = false;
-	clause->hashable = true;
-	query->groupClause = lappend(query->groupClause, clause);
 }
 
 /*
@@ -348,6 +383,7 @@ uldp_grouping_rewrite(Query *query)
 	int64		slot;
 	int			k = uldp_max_groups_per_user;
 	Const	   *public;
+	SubLink    *registered;
 	ListCell   *lc;
 
 	if (!OidIsValid(found.extension) || query->groupClause == NIL || query->groupingSets != NIL)
@@ -381,12 +417,12 @@ uldp_grouping_rewrite(Query *query)
 
 	slot = uldp_group_bound_next_slot();
 	public = public_keys(query, keys);
+	registered = registration(query, slot, k, user, keys, public);
 	if (public != NULL)
-		keys = list_make1(join_public_keys(query, linitial(keys), public, slot, k, user));
+		(void) join_public_keys(query, linitial(keys), public, registered);
 	else
-		query->jointree->quals = make_and_qual(query->jointree->quals,
-											   (Node *) grouping_call("group_register", slot, k,
-																	  user, keys));
+		query->jointree->quals = make_and_qual(query->jointree->quals, (Node *) registered);
+	query->hasSubLinks = true;
 	foreach(lc, found.aggrefs)
 	{
 		TargetEntry *entry = user_entry(lfirst(lc));
@@ -397,7 +433,6 @@ uldp_grouping_rewrite(Query *query)
 		query->havingQual = make_and_qual((Node *) selection_aggref(grouping_call("group_member", slot,
 																				  k, user, keys)),
 										  query->havingQual);
-	add_barrier_key(query, slot);
 	return true;
 }
 
@@ -428,21 +463,92 @@ uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k)
 	return *k >= 1 && *k <= ULDP_MAX_GROUPS_PER_USER;
 }
 
-/* Does "plan" read all of its input before it returns its first row? */
-bool
-uldp_grouping_barrier(Plan *plan)
+/* Does "expr" call uldp.group_registered(slot, ...)? */
+static bool
+calls_registered(Node *node, int64 *slot)
 {
+	static const Oid argtypes[] = {INT8OID, INT8OID};
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, FuncExpr) &&
+		((FuncExpr *) node)->funcid == uldp_function("group_registered", 2, argtypes))
+	{
+		Const	   *arg = linitial(((FuncExpr *) node)->args);
+
+		return IsA(arg, Const) && !arg->constisnull && DatumGetInt64(arg->constvalue) == *slot;
+	}
+	return expression_tree_walker(node, calls_registered, (void *) slot);
+}
+
+typedef struct ParamsFound
+{
+	List	   *paramids;
+} ParamsFound;
+
+static bool
+exec_params(Node *node, ParamsFound *found)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXEC)
+		found->paramids = lappend_int(found->paramids, ((Param *) node)->paramid);
+	return expression_tree_walker(node, exec_params, (void *) found);
+}
+
+/*
+ * Are the rows of "input" gated by the registration of slot "slot"?  Below
+ * sorts, it must be a Result whose one-time filter reads the output of an
+ * initplan that calls uldp.group_registered(slot), or a Result that reads
+ * nothing (WHERE false), or an Append of such inputs (the planner gates
+ * every partition of a partitioned table).
+ */
+static bool
+gated(PlanState *input, int64 slot)
+{
+	ParamsFound found = {NIL};
 	ListCell   *lc;
 
-	if (plan == NULL)
+	while (input != NULL && (IsA(input->plan, Sort) || IsA(input->plan, IncrementalSort) ||
+							 IsA(input->plan, Material)))
+		input = outerPlanState(input);
+	if (input == NULL)
 		return false;
-	if (IsA(plan, Sort))
+	if (IsA(input, AppendState) || IsA(input, MergeAppendState))
+	{
+		bool		append = IsA(input, AppendState);
+		int			n = append ? ((AppendState *) input)->as_nplans : ((MergeAppendState *) input)->ms_nplans;
+		PlanState **children = append ? ((AppendState *) input)->appendplans :
+			((MergeAppendState *) input)->mergeplans;
+
+		for (int i = 0; i < n; i++)
+			if (!gated(children[i], slot))
+				return false;
 		return true;
-	if (!IsA(plan, MergeAppend))
+	}
+	if (!IsA(input->plan, Result))
 		return false;
-	/* a merge reads the first row of every input before it returns one */
-	foreach(lc, ((MergeAppend *) plan)->mergeplans)
-		if (!uldp_grouping_barrier(lfirst(lc)))
-			return false;
-	return true;
+	if (outerPlan(input->plan) == NULL)
+		return true;
+	exec_params(((Result *) input->plan)->resconstantqual, &found);
+	foreach(lc, found.paramids)
+	{
+		ParamExecData *param = &input->state->es_param_exec_vals[lfirst_int(lc)];
+		SubPlanState *initplan = (SubPlanState *) param->execPlan;
+
+		if (initplan != NULL && IsA(initplan, SubPlanState) && initplan->planstate != NULL &&
+			calls_registered((Node *) initplan->planstate->plan->targetlist, &slot))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Are all the rows that the grouped release "agg" (of slot "slot")
+ * aggregates registered before the first of them is aggregated?
+ */
+bool
+uldp_grouping_registered_first(AggState *agg, int64 slot)
+{
+	return gated(outerPlanState(agg), slot);
 }

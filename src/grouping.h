@@ -9,10 +9,10 @@
 #define ULDP_GROUPING_H
 
 #include "nodes/parsenodes.h"
-#include "nodes/plannodes.h"
+#include "nodes/execnodes.h"
 
 extern bool uldp_grouping_rewrite(Query *query);
 extern bool uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k);
-extern bool uldp_grouping_barrier(Plan *plan);
+extern bool uldp_grouping_registered_first(AggState *agg, int64 slot);
 
 #endif							/* ULDP_GROUPING_H */

@@ -421,9 +421,10 @@ uldp_extension(PrepareContext *context)
 
 /*
  * A grouped release node (see grouping.c): every uldp aggregate of it was
- * rewritten with the same slot and k, and its rows are all read and
- * registered before the first group is aggregated: the node aggregates
- * sorted input, and a sort reads all of its input before returning a row.
+ * rewritten with the same slot and k, and its rows are all registered
+ * before the first of them is aggregated (its input is gated by the
+ * registration initplan).  Its registry, with its key, is made here, before
+ * reading, and serves every run: the registration runs once.
  */
 static void
 prepare_grouping(AggState *aggstate, ReleaseNode *node, Oid extension)
@@ -431,11 +432,9 @@ prepare_grouping(AggState *aggstate, ReleaseNode *node, Oid extension)
 	Agg		   *agg = (Agg *) aggstate->ss.ps.plan;
 	int64		slot = 0;
 
-	if (agg->groupingSets != NIL || aggstate->aggstrategy != AGG_SORTED ||
+	if (agg->groupingSets != NIL || aggstate->aggstrategy == AGG_MIXED ||
 		aggstate->aggsplit != AGGSPLIT_SIMPLE)
-		refuse_grouping("Grouped releases aggregate sorted groups, in one process.");
-	if (!uldp_grouping_barrier(outerPlan(agg)))
-		refuse_grouping("The plan does not read all rows before it aggregates the first group.");
+		refuse_grouping("Grouped releases aggregate plain groups, in one process.");
 	for (int i = 0; i < aggstate->numaggs; i++)
 	{
 		Aggref	   *aggref = aggstate->peragg[i].aggref;
@@ -450,6 +449,8 @@ prepare_grouping(AggState *aggstate, ReleaseNode *node, Oid extension)
 		slot = aggref_slot;
 		node->groups_per_user = k;
 	}
+	if (!uldp_grouping_registered_first(aggstate, slot))
+		refuse_grouping("The plan does not register every row before it aggregates the first.");
 	node->group_bound = uldp_group_bound_create(slot, node->groups_per_user,
 												aggstate->ss.ps.state->es_query_cxt);
 }
@@ -564,8 +565,7 @@ prepare_walker(PlanState *planstate, PrepareContext *context)
  * starts when the node is called with nothing read yet: at its first call,
  * and at the first call after a rescan.  An Agg without grouping reads all
  * its input and finalizes in that call; a grouped one returns its groups
- * over several calls.  A grouped release's registry is emptied for the run
- * before it reads a row.
+ * over several calls.
  */
 static TupleTableSlot *
 exec_release_node(PlanState *planstate)
@@ -573,8 +573,10 @@ exec_release_node(PlanState *planstate)
 	AggState   *aggstate = (AggState *) planstate;
 	ReleaseNode *node = find_node(planstate);
 	TupleTableSlot *slot;
+	bool		fresh = aggstate->aggstrategy == AGG_HASHED ? !aggstate->table_filled :
+		!aggstate->input_done && aggstate->grp_firstTuple == NULL;
 
-	if (!aggstate->agg_done && !aggstate->input_done && aggstate->grp_firstTuple == NULL)
+	if (!aggstate->agg_done && fresh)
 	{
 		if (node->runs_started == node->runs_paid)
 		{
@@ -583,8 +585,6 @@ exec_release_node(PlanState *planstate)
 		}
 		node->runs_started++;
 		node->running = true;
-		if (node->group_bound != NULL)
-			uldp_group_bound_reset(node->group_bound);
 	}
 	slot = node->exec_agg(planstate);
 	if (aggstate->agg_done)

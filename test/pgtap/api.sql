@@ -202,7 +202,7 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    'ldp_round', 'ldp_round_info', 'ldp_report', 'ldp_submit', 'ldp_result',
                                    'ldp_sgd_step', 'ldp_ingest', 'shuffle_epsilon',
                                    'group_register', 'group_member', 'selection_finalfn', 'group_selected',
-                                   'group_barrier', 'set_public_groups'],
+                                   'group_registered', 'set_public_groups'],
     'schema uldp has exactly the expected functions');
 -- the grouped rewrite's functions (0.8): called in every role's rewritten grouped releases,
 -- so executable by PUBLIC, volatile and parallel unsafe (one registry in one process)
@@ -235,8 +235,8 @@ SELECT throws_ok($$SELECT uldp.group_member(123456789, 1, 1, 'a')$$, NULL,
 SELECT throws_ok($$SELECT uldp.group_register(123456789, 1, 1, 'a')$$, NULL,
     'uldp grouped release 123456789 was not prepared', 'uldp.group_register refuses a slot that no grouped release prepared');
 SELECT is((SELECT p.provolatile::text || p.proparallel::text || ' ' || p.prorettype::regtype::text
-           FROM pg_proc p WHERE p.oid = 'uldp.group_barrier(bigint)'::regprocedure),
-    'vu integer', 'uldp.group_barrier, the hidden grouping key, is volatile (never constant to the planner) and parallel unsafe');
+           FROM pg_proc p WHERE p.oid = 'uldp.group_registered(bigint, bigint)'::regprocedure),
+    'vu boolean', 'uldp.group_registered, the end of the registration subquery, is volatile and parallel unsafe');
 -- public keys are the table owner's declaration: revoked from PUBLIC, like protect_table
 SELECT has_function('uldp', 'set_public_groups', ARRAY['regclass', 'name', 'anyarray'],
     'uldp.set_public_groups(tab, col, keys) exists');
