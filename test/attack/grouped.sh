@@ -72,25 +72,7 @@ sql -c "SELECT uldp.set_budget('$A', 1000, 0.001)" -c "SELECT uldp.set_budget('$
 ok_if "setup: the analyst may not read the protected table" \
     test "$(sqlstate_as "$A" 'SELECT count(*) FROM people')" = 42501
 
-SPENT0=""
-ROWS0=""
-snapshot() {
-    SPENT0="$(epsilon_spent "$A")"
-    ROWS0="$(ledger_rows "$A")"
-}
-# check_charged LABEL EPS [N]: charged exactly N x EPS (default N = 1) in exactly N ledger rows since snapshot
-check_charged() {
-    local n="${3:-1}" spent rows
-    spent="$(epsilon_spent "$A")"
-    rows="$(ledger_rows "$A")"
-    ok_if "$1: epsilon_spent grew by exactly $n x $2 ($SPENT0 -> $spent)" \
-        grew_by "$SPENT0" "$spent" "$(sql -c "SELECT $n * $2::numeric")"
-    is "$rows" "$((ROWS0 + n))" "$1: the ledger gained exactly $n release row(s)"
-}
-check_not_charged() {
-    is "$(epsilon_spent "$A")" "$SPENT0" "$1: nothing was charged (epsilon_spent)"
-    is "$(ledger_rows "$A")" "$ROWS0" "$1: nothing was charged (ledger)"
-}
+CHARGE_ROLE="$A"
 
 # run_as ROLE: run the psql script on stdin as ROLE (errors do not stop it); sets OUT and RC
 OUT=""
@@ -107,7 +89,7 @@ refused_with() { grep -q "ERROR:  $1:" <<<"$OUT"; }
 for q in 'SELECT user_id, user_dp_count(user_id, 1.0) FROM people GROUP BY user_id' \
     'SELECT p.user_id, user_dp_count(p.user_id, 1.0) FROM people p GROUP BY 1' \
     'SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM people GROUP BY user_id, amount'; do
-    snapshot
+    charge_snapshot
     run_as "$A" <<<"$q;"
     ok_if "a. refused (42501): $q" refused_with 42501 || show_out
     check_not_charged "a. $q"
@@ -118,7 +100,7 @@ done
 for q in 'SELECT user_id * 7 + 1, user_dp_count(user_id, 0.5) FROM people WHERE user_id <= 4 GROUP BY 1' \
     'SELECT tid, user_dp_count(user_id, 0.5) FROM people WHERE user_id <= 4 GROUP BY tid' \
     'SELECT m.user_id, user_dp_count(p.user_id, 0.5) FROM people p JOIN map m ON m.user_id = p.user_id AND m.g = 1 WHERE p.user_id <= 4 GROUP BY m.user_id'; do
-    snapshot
+    charge_snapshot
     run_as "$A" <<<"$(for _ in 1 2 3 4 5 6 7; do echo "$q;"; done)"
     ok_if "b. 7 runs answered without error: $q" test "$RC" -eq 0 || show_out
     is "$OUT" "" "b. no group of one user was released in 7 runs: $q"
@@ -142,13 +124,13 @@ SQL
 within() { # within X CENTER TOL
     [[ "$1" =~ ^-?[0-9]+$ ]] && [ "$1" -ge $(($2 - $3)) ] && [ "$1" -le $(($2 + $3)) ]
 }
-snapshot
+charge_snapshot
 sum_released 1
 is "$NGROUPS" 50 "c. k = 1: all 50 groups are released" || show_out
 ok_if "c. k = 1: the released counts sum to $SUM, within 80 of n = 10000 (not 50 n = 500000)" \
     within "$SUM" 10000 80 || show_out
 check_charged "c. k = 1" 2
-snapshot
+charge_snapshot
 sum_released 5
 is "$NGROUPS" 50 "c. k = 5: all 50 groups are released" || show_out
 ok_if "c. k = 5: the released counts sum to $SUM, within 450 of 5 n = 50000" \
@@ -161,7 +143,7 @@ for q in 'SELECT a.amount, user_dp_count(a.user_id, 1.0) FROM people a JOIN peop
     'SELECT user_dp_count(a.user_id, 1.0) FROM people a JOIN people b ON a.amount = b.amount' \
     'SELECT p.amount, user_dp_count(p.user_id, 1.0) FROM people p JOIN other o USING (user_id) GROUP BY p.amount' \
     'SELECT user_dp_count(o.user_id, 1.0) FROM people p, other o'; do
-    snapshot
+    charge_snapshot
     run_as "$A" <<<"$q;"
     ok_if "d. refused (42501): $q" refused_with 42501 || show_out
     check_not_charged "d. $q"
@@ -170,11 +152,11 @@ done
 # ---------------------------------------------------------------------------------------------
 # e. many groups, one charge
 Q30='SELECT user_id % 30 AS r, user_dp_count(user_id, 0.3) AS c, user_dp_mean(amount, user_id, 0.2, 0, 100) AS m FROM people GROUP BY 1'
-snapshot
+charge_snapshot
 run_as "$A" <<<"SELECT count(*) FROM ($Q30) s WHERE c IS NOT NULL AND m IS NOT NULL;"
 is "$OUT" 30 "e. one statement released 30 groups" || show_out
 check_charged "e. 30 groups" 0.75
-snapshot
+charge_snapshot
 run_as "$A" <<SQL
 BEGIN;
 SELECT count(*) FROM ($Q30) s WHERE c IS NOT NULL;
@@ -184,7 +166,7 @@ is "$OUT" 30 "e. in BEGIN ... ROLLBACK: the statement released 30 groups" || sho
 check_charged "e. 30 groups, rolled back" 0.75
 
 SLOW='SELECT p.user_id % 30, user_dp_count(p.user_id, 0.3) FROM people p CROSS JOIN slow GROUP BY 1'
-snapshot
+charge_snapshot
 run_as "$A" <<<"SET statement_timeout = '1s'; $SLOW;"
 ok_if "e. statement_timeout: the slow grouped statement was cancelled (57014)" \
     refused_with 57014 || show_out
@@ -192,7 +174,7 @@ check_charged "e. cancelled by statement_timeout" 0.55
 
 # pg_cancel_backend from another session, while the statement reads
 app=uldp_attack_grouped_cancel
-snapshot
+charge_snapshot
 uldp_as_pg "$ULDP_PGBIN/psql" -X -qAt -v VERBOSITY=verbose -d "dbname=$ATTACK_DB application_name=$app" \
     -U "$A" -c "$SLOW" >"$ATTACK_DIR/cancel.out" 2>&1 &
 bgpid=$!
@@ -236,7 +218,7 @@ no_plan_shown() { ! grep -Eq 'QUERY PLAN|Seq Scan|->|rows=' <<<"$OUT"; }
 for q in 'EXPLAIN SELECT user_id % 30, user_dp_count(user_id, 1.0) FROM people GROUP BY 1' \
     'EXPLAIN (COSTS OFF) SELECT m.g, user_dp_count(p.user_id, 1.0) FROM people p JOIN map m USING (user_id) GROUP BY m.g' \
     'EXPLAIN ANALYZE SELECT user_id % 30, user_dp_count(user_id, 1.0) FROM people GROUP BY 1'; do
-    snapshot
+    charge_snapshot
     run_as "$A" <<<"$q;"
     ok_if "g. refused (42501): $q" refused_with 42501 || show_out
     ok_if "g. no plan shown: $q" no_plan_shown || show_out

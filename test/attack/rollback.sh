@@ -33,21 +33,7 @@ sql -c "CREATE ROLE $A LOGIN" || exit 1
 attack_setup_visits "$A" || exit 1
 sql -c "SELECT uldp.set_budget('$A', 100, 0)" >/dev/null || exit 1
 
-SPENT0=""
-ROWS0=""
-snapshot() {
-    SPENT0="$(epsilon_spent "$A")"
-    ROWS0="$(ledger_rows "$A")"
-}
-
-# check_charged LABEL EPS: the role was charged exactly EPS, in exactly one ledger row, since snapshot.
-check_charged() {
-    local spent rows
-    spent="$(epsilon_spent "$A")"
-    rows="$(ledger_rows "$A")"
-    ok_if "$1: epsilon_spent grew by exactly $2 ($SPENT0 -> $spent)" grew_by "$SPENT0" "$spent" "$2"
-    is "$rows" "$((ROWS0 + 1))" "$1: the ledger gained exactly one release row"
-}
+CHARGE_ROLE="$A"
 
 # run_as_analyst: run the psql script on stdin as the analyst (errors do not stop it);
 # sets OUT (stdout + stderr) and RC.
@@ -67,7 +53,7 @@ MEAN="user_dp_mean(amount, user_id, :eps, 0, 300)"
 
 # ---------------------------------------------------------------------------------------------
 # 1. BEGIN; release; ROLLBACK
-snapshot
+charge_snapshot
 run_as_analyst <<SQL
 \\set eps 0.11
 BEGIN;
@@ -78,7 +64,7 @@ ok_if "1 rollback: the release was answered inside the transaction" released || 
 check_charged "1 rollback" 0.11
 
 # 2. savepoint rolled back
-snapshot
+charge_snapshot
 run_as_analyst <<SQL
 \\set eps 0.12
 BEGIN;
@@ -91,7 +77,7 @@ ok_if "2 savepoint: the release was answered inside the savepoint" released || s
 check_charged "2 savepoint" 0.12
 
 # 3. DO block: RAISE NOTICE the release, then an error
-snapshot
+charge_snapshot
 run_as_analyst <<SQL
 \\set eps 0.13
 DO \$\$
@@ -107,7 +93,7 @@ ok_if "3 DO + error: the notice carried the released value" released || show_out
 check_charged "3 DO + error" 0.13
 
 # 4. DO block: the release in a subtransaction (BEGIN ... EXCEPTION) that is rolled back
-snapshot
+charge_snapshot
 run_as_analyst <<SQL
 DO \$\$
 BEGIN
@@ -125,7 +111,7 @@ ok_if "4 PL/pgSQL exception block: the notice carried the released value" releas
 check_charged "4 PL/pgSQL exception block" 0.14
 
 # 5. an error later in the same statement
-snapshot
+charge_snapshot
 run_as_analyst <<SQL
 \\set eps 0.15
 SELECT m, 1 / (m - m) FROM (SELECT $MEAN AS m FROM visits) s;
@@ -135,7 +121,7 @@ ok_if "5 error in the same statement: the statement failed with division_by_zero
 check_charged "5 error in the same statement" 0.15
 
 # 6. cursor fetched, then the transaction aborted
-snapshot
+charge_snapshot
 run_as_analyst <<SQL
 \\set eps 0.16
 BEGIN;
@@ -164,7 +150,7 @@ disconnect_case() {
     bgpid=$!
     attack_track "$bgpid"
     exec 3>"$fifo"
-    snapshot
+    charge_snapshot
     printf '%s\n' 'BEGIN;' \
         "SELECT user_dp_mean(amount, user_id, $eps, 0, 300) FROM visits;" \
         "\\! echo \$PPID > $pidfile" >&3
@@ -193,7 +179,7 @@ disconnect_case "7 client killed in the transaction" 0.17 kill
 disconnect_case "8 backend terminated in the transaction" 0.18 terminate
 
 # 9. BEGIN READ ONLY
-snapshot
+charge_snapshot
 run_as_analyst <<SQL
 \\set eps 0.19
 BEGIN READ ONLY;
@@ -205,7 +191,7 @@ ok_if "9 read-only transaction: the release was answered" released || show_out
 check_charged "9 read-only transaction" 0.19
 
 # 10. default_transaction_read_only = on
-snapshot
+charge_snapshot
 run_as_analyst <<SQL
 \\set eps 0.21
 SET default_transaction_read_only = on;

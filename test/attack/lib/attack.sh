@@ -185,6 +185,30 @@ grew_by() {
 
 nonempty() { [ -n "$1" ]; }
 
+# Charges of one role, $CHARGE_ROLE, between a snapshot and a check:
+#   charge_snapshot                  remembers its epsilon_spent and release ledger rows
+#   check_charged LABEL EPS [N]      charged exactly N x EPS (default 1) in exactly N rows since
+#   check_not_charged LABEL          charged nothing since
+CHARGE_ROLE=""
+SPENT0=""
+ROWS0=""
+charge_snapshot() {
+    SPENT0="$(epsilon_spent "$CHARGE_ROLE")"
+    ROWS0="$(ledger_rows "$CHARGE_ROLE")"
+}
+check_charged() {
+    local n="${3:-1}" spent rows
+    spent="$(epsilon_spent "$CHARGE_ROLE")"
+    rows="$(ledger_rows "$CHARGE_ROLE")"
+    ok_if "$1: epsilon_spent grew by exactly $n x $2 ($SPENT0 -> $spent)" \
+        grew_by "$SPENT0" "$spent" "$(sql -c "SELECT $n * $2::numeric")"
+    is "$rows" "$((ROWS0 + n))" "$1: the ledger gained exactly $n release row(s)"
+}
+check_not_charged() {
+    is "$(epsilon_spent "$CHARGE_ROLE")" "$SPENT0" "$1: nothing was charged (epsilon_spent)"
+    is "$(ledger_rows "$CHARGE_ROLE")" "$ROWS0" "$1: nothing was charged (ledger)"
+}
+
 # sqlstate_as ROLE SQL: the SQLSTATE that ROLE gets for SQL in a fresh session ("" if none)
 sqlstate_as() {
     sql_as "$1" -v ON_ERROR_STOP=0 -v VERBOSITY=verbose -c "$2" 2>&1 \
