@@ -49,7 +49,7 @@ echo "================ as superuser postgres: protect visits, give analyst a bud
 uldp_psql -d demo -e <<'SQL'
 \echo '-- visits is private and user_id is its privacy unit; analyst gets no SELECT privilege on it'
 SELECT uldp.protect_table('visits', 'user_id');
-SELECT uldp.set_budget('analyst', 5.0, 1e-6);
+SELECT uldp.set_budget('analyst', 6.0, 1e-6);
 \echo '-- the non-private answers, for comparison: the mean over rows, and the'
 \echo '-- mean of the user averages, which user_dp_mean estimates'
 SELECT avg(amount) FROM visits;
@@ -70,6 +70,11 @@ SELECT (r).lower, (r).upper FROM (SELECT user_dp_range(amount, user_id, 0.5, 0, 
 SELECT (e).estimate AS users, (e).ci_lower, (e).ci_upper FROM (SELECT user_dp_count_ci(user_id, 0.2) e FROM visits) s;
 \echo '-- a filtered release: the mean in region 3, epsilon = 0.5'
 SELECT user_dp_mean(amount, user_id, 0.5, 0, 1000) FROM visits WHERE region = 3;
+\echo '-- per region, one charge for all 8 (0.2 + 0.5, plus 0.25 to choose the regions privately):'
+\echo '-- each user counts in one of its regions, chosen at random (uldp.max_groups_per_user = 1)'
+SELECT region, user_dp_count(user_id, 0.2) AS users,
+       round(user_dp_mean(amount, user_id, 0.5, 0, 100)::numeric, 1) AS mean
+FROM visits GROUP BY region ORDER BY region;
 \echo '-- the mean of a vector column (rows of l2 norm at most 4), epsilon = 0.5, delta = 1e-7'
 SELECT user_dp_mean(features, user_id, 0.5, 1e-7, 4.0) FROM visits;
 \echo '-- a logistic regression of returned on the features, epsilon = 1.0, delta = 1e-7'
