@@ -395,19 +395,13 @@ gate_query(Query *query)
 	return gated;
 }
 
-/* What the planner hook found in a statement's query levels */
-typedef struct GateFindings
-{
-	const char *gated;			/* a gated table, or NULL */
-} GateFindings;
-
 /*
  * Visit every query level (range table subqueries, CTEs, sublinks): check
  * the releases over gated tables, then rewrite grouped releases
  * (grouping.c), whose added calls are uldp's own and need no check.
  */
 static bool
-gate_walker(Node *node, GateFindings *findings)
+gate_walker(Node *node, const char **gated)
 {
 	if (node == NULL)
 		return false;
@@ -417,17 +411,17 @@ gate_walker(Node *node, GateFindings *findings)
 		const char *table = gate_query(query);
 
 		if (table)
-			findings->gated = table;
-		(void) uldp_grouping_rewrite(query);
-		return query_tree_walker(query, gate_walker, (void *) findings, 0);
+			*gated = table;
+		uldp_grouping_rewrite(query);
+		return query_tree_walker(query, gate_walker, (void *) gated, 0);
 	}
-	return expression_tree_walker(node, gate_walker, (void *) findings);
+	return expression_tree_walker(node, gate_walker, (void *) gated);
 }
 
 static PlannedStmt *
 gate_planner(Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams)
 {
-	GateFindings findings = {NULL};
+	const char *gated = NULL;
 	int			nest_level;
 	PlannedStmt *plan;
 	static const char *const scan_settings[][2] = {
@@ -435,19 +429,19 @@ gate_planner(Query *parse, const char *query_string, int cursorOptions, ParamLis
 		{"enable_bitmapscan", "off"}, {"enable_tidscan", "off"},
 	};
 
-	gate_walker((Node *) parse, &findings);
-	if (!findings.gated)
+	gate_walker((Node *) parse, &gated);
+	if (!gated)
 	{
 		if (previous_planner_hook)
 			return previous_planner_hook(parse, query_string, cursorOptions, boundParams);
 		return standard_planner(parse, query_string, cursorOptions, boundParams);
 	}
 
-	if (findings.gated && Debug_print_plan)
-		uldp_gate_refuse(findings.gated, "debug_print_plan would print row estimates of a protected table.");
+	if (Debug_print_plan)
+		uldp_gate_refuse(gated, "debug_print_plan would print row estimates of a protected table.");
 	/* restored when planning ends, or by the abort if it fails */
 	nest_level = NewGUCNestLevel();
-	for (int i = 0; findings.gated && i < lengthof(scan_settings); i++)
+	for (int i = 0; i < lengthof(scan_settings); i++)
 		(void) set_config_option(scan_settings[i][0], scan_settings[i][1], PGC_USERSET,
 								 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	if (previous_planner_hook)

@@ -293,10 +293,10 @@ replace_key(Node *node, KeyReplacement *context)
 }
 
 /*
- * The jointree of a release grouped by public keys (see the file's
- * header); returns the public key column, k.key.
+ * The jointree of a release grouped by public keys (see the file's header),
+ * gated by its registration.
  */
-static Var *
+static void
 join_public_keys(Query *query, Var *key, Const *array, SubLink *registered)
 {
 	RangeTblEntry *values = makeNode(RangeTblEntry);
@@ -367,14 +367,12 @@ join_public_keys(Query *query, Var *key, Const *array, SubLink *registered)
 		lfirst_node(TargetEntry, lc)->expr =
 			(Expr *) replace_key((Node *) lfirst_node(TargetEntry, lc)->expr, &replacement);
 	query->havingQual = replace_key(query->havingQual, &replacement);
-	return column;
 }
 
 /*
- * Rewrites a grouped query level with uldp aggregates (see the file's
- * header).  Returns whether it did.
+ * Rewrites a query level if it is a grouped release (see the file's header).
  */
-bool
+void
 uldp_grouping_rewrite(Query *query)
 {
 	UldpAggrefs found = {get_extension_oid("uldp", true), NIL};
@@ -387,11 +385,11 @@ uldp_grouping_rewrite(Query *query)
 	ListCell   *lc;
 
 	if (!OidIsValid(found.extension) || query->groupClause == NIL || query->groupingSets != NIL)
-		return false;
+		return;
 	collect_aggrefs((Node *) query->targetList, &found);
 	collect_aggrefs(query->havingQual, &found);
 	if (found.aggrefs == NIL)
-		return false;
+		return;
 
 	foreach(lc, found.aggrefs)
 	{
@@ -419,7 +417,7 @@ uldp_grouping_rewrite(Query *query)
 	public = public_keys(query, keys);
 	registered = registration(query, slot, k, user, keys, public);
 	if (public != NULL)
-		(void) join_public_keys(query, linitial(keys), public, registered);
+		join_public_keys(query, linitial(keys), public, registered);
 	else
 		query->jointree->quals = make_and_qual(query->jointree->quals, (Node *) registered);
 	query->hasSubLinks = true;
@@ -433,7 +431,6 @@ uldp_grouping_rewrite(Query *query)
 		query->havingQual = make_and_qual((Node *) selection_aggref(grouping_call("group_member", slot,
 																				  k, user, keys)),
 										  query->havingQual);
-	return true;
 }
 
 /*

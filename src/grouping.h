@@ -11,7 +11,7 @@
 #include "nodes/parsenodes.h"
 #include "nodes/execnodes.h"
 
-extern bool uldp_grouping_rewrite(Query *query);
+extern void uldp_grouping_rewrite(Query *query);
 extern bool uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k);
 extern bool uldp_grouping_registered_first(AggState *agg, int64 slot);
 
