@@ -45,6 +45,7 @@
 #include "access/detoast.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
+#include "port/pg_bitutils.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
@@ -106,13 +107,17 @@ uldp_group_bound_next_slot(void)
 
 /*
  * Worst-case memory per row read: a row may bring a new user, its entry
- * (with the hash table's slack) and its k values.
+ * (with the hash table's slack: up to twice the entries over the fill
+ * factor, just after a doubling) and, for k > 1, its array of k values, a
+ * chunk of the memory context (rounded up to a power of two, below the
+ * 8 kB chunk limit for k <= ULDP_MAX_GROUPS_PER_USER, plus a header).
  */
 double
 uldp_group_bound_bytes_per_row(int groups_per_user)
 {
 	return sizeof(BoundUser) / ULDP_HASH_FILLFACTOR * 2 +
-		(groups_per_user > 1 ? groups_per_user * sizeof(uint64) + 16 : 0);
+		(groups_per_user > 1 ?
+		 (double) pg_nextpower2_32(groups_per_user * sizeof(uint64)) + 2 * sizeof(void *) : 0);
 }
 
 static void
