@@ -200,10 +200,16 @@ siphash24(const uint64 key[2], const unsigned char *data, size_t len)
 
 	for (size_t i = 0; i < full; i += 8)
 	{
-		uint64		m = 0;
+		uint64		m;
 
+		/* the message is read as little-endian words */
+#ifdef WORDS_BIGENDIAN
+		m = 0;
 		for (int b = 0; b < 8; b++)
 			m |= (uint64) data[i + b] << (8 * b);
+#else
+		memcpy(&m, data + i, sizeof(m));
+#endif
 		v3 ^= m;
 		SIPROUND;
 		SIPROUND;
