@@ -127,6 +127,10 @@ SELECT customer_code, user_dp_count(customer_id, 1.0) FROM grouped_orders GROUP 
 RESET SESSION AUTHORIZATION; SET uldp.test_seed = 15; SET SESSION AUTHORIZATION uldp_grouped_analyst;
 SELECT count(*) AS groups
 FROM (SELECT customer_code, user_dp_count(customer_id, 1.0) FROM grouped_orders GROUP BY customer_code) s;
+-- the query's own HAVING runs only on groups that passed selection: on these one-customer
+-- groups, which never do, a HAVING that fails on every group it reaches raises nothing
+SELECT customer_code, user_dp_count(customer_id, 1.0) FROM grouped_orders GROUP BY customer_code
+HAVING 1 / (user_dp_count(customer_id, 1.0) * 0) > 0;
 
 -- the cost: the aggregates' epsilons plus partition selection (0.25, delta 1e-8), once for
 -- the statement whatever the number of groups

@@ -282,6 +282,30 @@ append_bytes(StringInfo bytes, const void *data, int length)
 	bytes->len += length;
 }
 
+/* keys up to this many bytes name a group as they are; longer ones by a hash */
+#define INLINE_KEY_BYTES 64
+
+/*
+ * Appends a key of variable length: its length, then its bytes, or for a
+ * long key their SipHash under the run's key.  The buffer stays short
+ * whatever the keys' sizes, so appending cannot fail on a long value (a
+ * failure that would depend on the rows); two long keys of one length
+ * share a name with probability 2^-64 under the secret key.
+ */
+static void
+append_variable(StringInfo bytes, const UldpGroupBound *bound, const char *data, uint32 length)
+{
+	append_bytes(bytes, &length, sizeof(length));
+	if (length <= INLINE_KEY_BYTES)
+		append_bytes(bytes, data, length);
+	else
+	{
+		uint64		hash = siphash24(bound->key, (const unsigned char *) data, length);
+
+		append_bytes(bytes, &hash, sizeof(hash));
+	}
+}
+
 /*
  * The bytes that name the row's (user, group) in cache->bytes, or false when
  * the row has no user (NULL, or an id that uldp skips).
@@ -311,13 +335,12 @@ pair_bytes(FunctionCallInfo fcinfo, CallCache *cache, uint64 *user)
 		else if (cache->typlen[i] == -1)
 		{
 			struct varlena *value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(key));
-			uint32		length = VARSIZE_ANY_EXHDR(value);
 
-			append_bytes(bytes, &length, sizeof(length));
-			append_bytes(bytes, VARDATA_ANY(value), length);
+			append_variable(bytes, cache->bound, VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value));
 		}
 		else
-			append_bytes(bytes, DatumGetCString(key), strlen(DatumGetCString(key)) + 1);
+			append_variable(bytes, cache->bound, DatumGetCString(key),
+							strlen(DatumGetCString(key)) + 1);
 	}
 	return true;
 }

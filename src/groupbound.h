@@ -8,8 +8,6 @@
 #ifndef ULDP_GROUPBOUND_H
 #define ULDP_GROUPBOUND_H
 
-#include "postgres.h"
-
 #include "utils/palloc.h"
 
 /* uldp.max_groups_per_user */

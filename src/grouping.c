@@ -15,8 +15,9 @@
  *	WHERE f AND (SELECT uldp.group_registered(s, count(*)) FROM t
  *				 WHERE f AND uldp.group_register(s, k, user_id, keys))
  *	GROUP BY keys
- *	HAVING uldp.group_selected(uldp.group_member(s, k, user_id, keys),
- *							   sel_eps, sel_delta) AND h
+ *	HAVING CASE WHEN uldp.group_selected(uldp.group_member(s, k, user_id, keys),
+ *										 sel_eps, sel_delta)
+ *		   THEN h ELSE false END
  *
  * with s a slot that names this release, k = uldp.max_groups_per_user and
  * sel_eps, sel_delta = uldp.group_selection_epsilon and _delta, read now:
@@ -370,6 +371,30 @@ join_public_keys(Query *query, Var *key, Const *array, SubLink *registered)
 }
 
 /*
+ * CASE WHEN <selected> THEN <having> ELSE false END: the query's own HAVING
+ * is evaluated only on groups that passed selection.  It may compute on the
+ * group's releases and fail (1 / (user_dp_count(...) - 5)); on a group that
+ * is not released, that failure would tell its value.  A CASE keeps the
+ * order, which a plain AND leaves to the planner.
+ */
+static Node *
+selected_first(Aggref *selection, Node *having)
+{
+	CaseExpr   *when = makeNode(CaseExpr);
+	CaseWhen   *selected = makeNode(CaseWhen);
+
+	selected->expr = (Expr *) selection;
+	selected->result = having ? (Expr *) having : (Expr *) makeBoolConst(true, false);
+	selected->location = -1;
+	when->casetype = BOOLOID;
+	when->casecollid = InvalidOid;
+	when->args = list_make1(selected);
+	when->defresult = (Expr *) makeBoolConst(false, false);
+	when->location = -1;
+	return (Node *) when;
+}
+
+/*
  * Rewrites a query level if it is a grouped release (see the file's header).
  */
 void
@@ -428,9 +453,9 @@ uldp_grouping_rewrite(Query *query)
 		entry->expr = grouping_call("group_member", slot, k, entry->expr, keys);
 	}
 	if (public == NULL)
-		query->havingQual = make_and_qual((Node *) selection_aggref(grouping_call("group_member", slot,
-																				  k, user, keys)),
-										  query->havingQual);
+		query->havingQual = selected_first(selection_aggref(grouping_call("group_member", slot, k,
+																		  user, keys)),
+										   query->havingQual);
 }
 
 /*
