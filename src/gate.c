@@ -74,6 +74,7 @@
 
 #include "gate.h"
 #include "grouping.h"
+#include "params.h"
 #include "protect.h"
 #include "safe_expr.h"
 
@@ -176,9 +177,7 @@ check_aggref(Aggref *aggref, Protected *target)
 	Oid			extension = get_extension_oid("uldp", true);
 	ListCell   *lc;
 	int			argno = 0;
-	int			user_argno = -1;
-	Oid		   *declared;
-	int			ndeclared;
+	int			user_argno;
 
 	if (!OidIsValid(extension) ||
 		getExtensionOfObject(ProcedureRelationId, aggref->aggfnoid) != extension)
@@ -189,12 +188,7 @@ check_aggref(Aggref *aggref, Protected *target)
 		uldp_gate_refuse(target->table,
 						 "DISTINCT, ORDER BY and outer references are not allowed in a uldp aggregate.");
 
-	/* the user argument is the one declared anyelement; values precede it,
-	 * privacy parameters and options follow it */
-	get_func_signature(aggref->aggfnoid, &declared, &ndeclared);
-	for (int i = 0; i < ndeclared && user_argno < 0; i++)
-		if (declared[i] == ANYELEMENTOID)
-			user_argno = i;
+	user_argno = uldp_user_argument(aggref->aggfnoid);
 
 	foreach(lc, aggref->args)
 	{

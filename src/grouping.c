@@ -80,6 +80,7 @@
 #include "utils/lsyscache.h"
 
 #include "groupbound.h"
+#include "params.h"
 #include "grouping.h"
 #include "protect.h"
 #include "selection.h"
@@ -92,19 +93,19 @@ uldp_function(const char *name, int nargs, const Oid *argtypes)
 						  nargs, argtypes, false);
 }
 
+/* the arguments of group_register and group_member: slot, k, user, VARIADIC keys */
+static const Oid grouping_argtypes[] = {INT8OID, INT4OID, ANYELEMENTOID, ANYOID};
+
 static Oid
 group_member_oid(void)
 {
-	static const Oid argtypes[] = {INT8OID, INT4OID, ANYELEMENTOID, ANYOID};
-
-	return uldp_function("group_member", lengthof(argtypes), argtypes);
+	return uldp_function("group_member", lengthof(grouping_argtypes), grouping_argtypes);
 }
 
 /* uldp.group_register or uldp.group_member (s, k, user, keys...) */
 static Expr *
 grouping_call(const char *name, int64 slot, int k, Expr *user, List *keys)
 {
-	static const Oid argtypes[] = {INT8OID, INT4OID, ANYELEMENTOID, ANYOID};
 	bool		member = strcmp(name, "group_member") == 0;
 	List	   *args = list_make3(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
 											Int64GetDatum(slot), false, FLOAT8PASSBYVAL),
@@ -113,7 +114,7 @@ grouping_call(const char *name, int64 slot, int k, Expr *user, List *keys)
 								  copyObject(user));
 
 	args = list_concat(args, copyObject(keys));
-	return (Expr *) makeFuncExpr(uldp_function(name, lengthof(argtypes), argtypes),
+	return (Expr *) makeFuncExpr(uldp_function(name, lengthof(grouping_argtypes), grouping_argtypes),
 								 member ? exprType((Node *) user) : BOOLOID, args,
 								 member ? exprCollation((Node *) user) : InvalidOid,
 								 InvalidOid, COERCE_EXPLICIT_CALL);
@@ -143,19 +144,11 @@ collect_aggrefs(Node *node, UldpAggrefs *found)
 	return expression_tree_walker(node, collect_aggrefs, (void *) found);
 }
 
-/* The user argument's entry of a uldp aggregate: the one declared anyelement. */
+/* The user argument's entry of a uldp aggregate. */
 static TargetEntry *
 user_entry(Aggref *aggref)
 {
-	Oid		   *declared;
-	int			ndeclared;
-
-	get_func_signature(aggref->aggfnoid, &declared, &ndeclared);
-	for (int i = 0; i < ndeclared && i < list_length(aggref->args); i++)
-		if (declared[i] == ANYELEMENTOID)
-			return list_nth_node(TargetEntry, aggref->args, i);
-	elog(ERROR, "uldp aggregate %u has no user argument", aggref->aggfnoid);
-	return NULL;
+	return list_nth_node(TargetEntry, aggref->args, uldp_user_argument(aggref->aggfnoid));
 }
 
 static void

@@ -315,6 +315,24 @@ uldp_aggref_constants(FunctionCallInfo fcinfo, int first, Datum *values,
 	return uldp_call_constants(aggstate, aggref, first, values, nulls, max);
 }
 
+/*
+ * The user argument of a uldp aggregate: the one declared anyelement (values
+ * precede it, privacy parameters and options follow it).
+ */
+int
+uldp_user_argument(Oid aggfnoid)
+{
+	Oid		   *declared;
+	int			ndeclared;
+
+	get_func_signature(aggfnoid, &declared, &ndeclared);
+	for (int i = 0; i < ndeclared; i++)
+		if (declared[i] == ANYELEMENTOID)
+			return i;
+	elog(ERROR, "uldp aggregate %u has no user argument", aggfnoid);
+	return -1;
+}
+
 void
 uldp_refuse_window(FunctionCallInfo fcinfo)
 {

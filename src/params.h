@@ -59,6 +59,7 @@ extern int	uldp_aggref_constants(FunctionCallInfo fcinfo, int first,
 								  Datum *values, bool *nulls, int max);
 extern void uldp_params_from_args(FunctionCallInfo fcinfo, int first,
 								  UldpParams *params);
+extern int	uldp_user_argument(Oid aggfnoid);
 extern void uldp_refuse_window(FunctionCallInfo fcinfo);
 
 #endif							/* ULDP_PARAMS_H */

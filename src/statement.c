@@ -277,21 +277,6 @@ refuse_window_walker(Node *node, Oid *extension)
 	return expression_tree_walker(node, refuse_window_walker, (void *) extension);
 }
 
-/* The index of the user argument: the one the aggregate declares anyelement. */
-static int
-user_argument(Oid aggfnoid)
-{
-	Oid		   *declared;
-	int			ndeclared;
-
-	get_func_signature(aggfnoid, &declared, &ndeclared);
-	for (int i = 0; i < ndeclared; i++)
-		if (declared[i] == ANYELEMENTOID)
-			return i;
-	elog(ERROR, "uldp aggregate %u has no user argument", aggfnoid);
-	return -1;
-}
-
 /*
  * The most rows that the scans below "planstate" can read from protected
  * tables (0 if they read none), from the tables' sizes on disk.  Rows
@@ -342,7 +327,6 @@ row_bound_walker(PlanState *planstate, RowBound *bound)
 	return planstate_tree_walker(planstate, row_bound_walker, (void *) bound);
 }
 
-/* Evaluates the public arguments of one uldp aggregate and plans it. */
 /*
  * Epsilon (the first public argument) and delta of one group of a grouped
  * release whose users contribute to at most groups_per_user groups.
@@ -369,7 +353,7 @@ plan_release(AggState *aggstate, AggStatePerAgg peragg, int groups_per_user,
 	Aggref	   *aggref = peragg->aggref;
 	const ReleaseKind *kind = release_kind(aggref->aggfnoid);
 	UldpReleaseCall call = {0};
-	int			user = user_argument(aggref->aggfnoid);
+	int			user = uldp_user_argument(aggref->aggfnoid);
 
 	if (kind == NULL)
 		elog(ERROR, "unknown uldp release %s", get_func_name(aggref->aggfnoid));
@@ -443,7 +427,7 @@ prepare_grouping(AggState *aggstate, ReleaseNode *node, Oid extension)
 
 		if (!extension_member(aggref->aggfnoid, extension))
 			continue;
-		if (!uldp_grouped_call(aggref, user_argument(aggref->aggfnoid), &aggref_slot, &k) ||
+		if (!uldp_grouped_call(aggref, uldp_user_argument(aggref->aggfnoid), &aggref_slot, &k) ||
 			(slot != 0 && (aggref_slot != slot || k != node->groups_per_user)))
 			refuse_grouping("Its uldp aggregates were not rewritten for grouping when it was planned.");
 		slot = aggref_slot;
