@@ -16,14 +16,21 @@ CREATE FUNCTION uldp.group_member(slot bigint, k int, user_id anyelement, VARIAD
 	RETURNS anyelement AS 'MODULE_PATHNAME', 'uldp_group_member'
 	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 
+-- The user id on the first row of the run whose user keeps the row's group,
+-- else NULL: what partition selection counts.
+CREATE FUNCTION uldp.group_first(slot bigint, k int, user_id anyelement, VARIADIC keys "any")
+	RETURNS anyelement AS 'MODULE_PATHNAME', 'uldp_group_first'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
 -- Partition selection: does the group appear?  Charged (epsilon, delta) once
--- per statement, epsilon / k and delta / k per group.
-CREATE FUNCTION uldp.user_count_transfn(internal, anyelement, float8, float8)
-	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_user_count_transfn' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+-- per statement, epsilon / k and delta / k per group.  It counts the rows
+-- that group_first gives a user: refused over anything else.
+CREATE FUNCTION uldp.selection_transfn(internal, anyelement, float8, float8)
+	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_selection_transfn' LANGUAGE C CALLED ON NULL INPUT PARALLEL UNSAFE;
 CREATE FUNCTION uldp.selection_finalfn(internal)
 	RETURNS boolean AS 'MODULE_PATHNAME', 'uldp_selection_finalfn' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 CREATE AGGREGATE uldp.group_selected(user_id anyelement, epsilon float8, delta float8) (
-	SFUNC = uldp.user_count_transfn, STYPE = internal, FINALFUNC = uldp.selection_finalfn,
+	SFUNC = uldp.selection_transfn, STYPE = internal, FINALFUNC = uldp.selection_finalfn,
 	FINALFUNC_MODIFY = READ_ONLY);
 
 -- Public group keys: the table's owner declares that these values of a column

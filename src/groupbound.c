@@ -13,9 +13,14 @@
  *	  the query's filters, while the rows are read, records the row's group
  *	  for its user;
  *	- uldp.group_member(...) replaces the user argument of every uldp
- *	  aggregate of the query level (and of its partition selection): it
- *	  returns the user id when the row's group is one its user keeps, and
- *	  NULL otherwise, which every uldp aggregate skips.
+ *	  aggregate of the query level: it returns the user id when the row's
+ *	  group is one its user keeps, and NULL otherwise, which every uldp
+ *	  aggregate skips;
+ *	- uldp.group_first(...) is the user argument of the level's partition
+ *	  selection (selection.c): the user id on the first row of each kept
+ *	  (user, group) pair of the run, NULL on every other row, so that
+ *	  selection counts the users that keep each group by counting rows,
+ *	  without a table of users of its own.
  *
  * The executor runs the aggregates only after every row was registered:
  * registration is a subquery of its own, run once before the first row is
@@ -34,9 +39,11 @@
  * named by uldp_user_key(); two ids with the same key share one set of k
  * groups, which only lowers what each contributes.
  *
- * Whatever the registry holds (even rows registered by another run of the
- * same plan, with cursors interleaved), every user keeps at most k groups:
- * group_member() answers from the set of at most k values.
+ * Whatever the registry holds, every user keeps at most k groups:
+ * group_member() answers from the set of at most k values, and
+ * group_first() returns a user at most once for each of them in a run
+ * (a stored value's lowest bit marks it seen; the values themselves have
+ * it clear).
  *
  *-------------------------------------------------------------------------
  */
@@ -55,13 +62,24 @@
 
 int			uldp_max_groups_per_user = 1;
 
-/* One user's smallest pair values: k of them inline for k = 1, else an array. */
+static inline uint32
+bound_user_hash(uint64 id)
+{
+	return (uint32) uldp_mix64(id);
+}
+
+/*
+ * One user's entry, 24 bytes: for k = 1 the smallest value itself, for k > 1
+ * the number of its row in the values array, which holds the user's count
+ * of values and then room for k of them.  Registration costs a cache miss
+ * or two per row once the users outgrow the CPU caches, so the entry is kept
+ * small and the rows are registered a few at a time (register_pair).
+ */
 typedef struct BoundUser
 {
 	uint64		id;
 	uint64		smallest;		/* k = 1 */
-	uint64	   *values;			/* k > 1: groups_per_user entries */
-	uint32		n;
+	uint32		row;			/* k > 1 */
 	char		status;
 } BoundUser;
 
@@ -69,7 +87,7 @@ typedef struct BoundUser
 #define SH_ELEMENT_TYPE BoundUser
 #define SH_KEY_TYPE		uint64
 #define SH_KEY			id
-#define SH_HASH_KEY(tb, key) ((uint32) uldp_mix64(key))
+#define SH_HASH_KEY(tb, key) bound_user_hash(key)
 #define SH_EQUAL(tb, a, b) ((a) == (b))
 #define SH_GROW_MIN_FILLFACTOR ULDP_HASH_FILLFACTOR
 #define SH_SCOPE		static inline
@@ -77,12 +95,30 @@ typedef struct BoundUser
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
+/* pairs buffered while their user's bucket is prefetched */
+#define PENDING_PAIRS 8
+/* users the values array has room for at first */
+#define INITIAL_VALUE_ROWS 1024
+
 struct UldpGroupBound
 {
 	int64		slot;
 	int			groups_per_user;
+	MemoryContext owner;		/* the executor's memory this registry serves */
 	MemoryContext context;		/* the registry's, emptied for every run */
 	bound_users_hash *users;
+	/* k > 1: per user, its count of values, then k values */
+	uint64	   *values;
+	uint32		value_rows;		/* rows in use */
+	uint32		value_capacity; /* rows allocated */
+	/* registered pairs not yet added (see register_pair) */
+	int			npending;
+	struct
+	{
+		uint64		user;
+		uint64		value;
+		uint32		hash;
+	}			pending[PENDING_PAIRS];
 	bool		complete;		/* every row registered */
 	uint64		key[2];			/* of the pseudorandom function */
 	/*
@@ -90,7 +126,7 @@ struct UldpGroupBound
 	 * selection) ask about the same pair one after the other
 	 */
 	StringInfoData last_pair;
-	bool		last_kept;
+	uint64	   *last_kept;		/* its stored value, or NULL if not kept */
 	UldpGroupBound *next;
 };
 
@@ -108,16 +144,15 @@ uldp_group_bound_next_slot(void)
 /*
  * Worst-case memory per row read: a row may bring a new user, its entry
  * (with the hash table's slack: up to twice the entries over the fill
- * factor, just after a doubling) and, for k > 1, its array of k values, a
- * chunk of the memory context (rounded up to a power of two, below the
- * 8 kB chunk limit for k <= ULDP_MAX_GROUPS_PER_USER, plus a header).
+ * factor, just after a doubling) and, for k > 1, its row of the values array
+ * (up to twice the rows in use, and while the array doubles, the old one
+ * too).
  */
 double
 uldp_group_bound_bytes_per_row(int groups_per_user)
 {
 	return sizeof(BoundUser) / ULDP_HASH_FILLFACTOR * 2 +
-		(groups_per_user > 1 ?
-		 (double) pg_nextpower2_32(groups_per_user * sizeof(uint64)) + 2 * sizeof(void *) : 0);
+		(groups_per_user > 1 ? 3.0 * (groups_per_user + 1) * sizeof(uint64) : 0);
 }
 
 static void
@@ -137,8 +172,20 @@ bound_reset(UldpGroupBound *bound)
 {
 	MemoryContextReset(bound->context);
 	bound->users = bound_users_create(bound->context, 1024, NULL);
+	bound->values = NULL;
+	bound->value_rows = 0;
+	bound->value_capacity = 0;
+	bound->npending = 0;
 	bound->complete = false;
-	bound->last_pair.data = NULL;
+	/* the memo starts empty: no pair has a negative length */
+	{
+		MemoryContext old = MemoryContextSwitchTo(bound->context);
+
+		initStringInfo(&bound->last_pair);
+		MemoryContextSwitchTo(old);
+	}
+	bound->last_pair.len = -1;
+	bound->last_kept = NULL;
 	bound->key[0] = uldp_random_u64();
 	bound->key[1] = uldp_random_u64();
 }
@@ -155,6 +202,7 @@ uldp_group_bound_create(int64 slot, int groups_per_user, MemoryContext context)
 
 	bound->slot = slot;
 	bound->groups_per_user = groups_per_user;
+	bound->owner = context;
 	bound->context = AllocSetContextCreate(context, "uldp group bound", ALLOCSET_DEFAULT_SIZES);
 	bound->next = bounds;
 	bounds = bound;
@@ -165,12 +213,19 @@ uldp_group_bound_create(int64 slot, int groups_per_user, MemoryContext context)
 	return bound;
 }
 
+/*
+ * The registry of "slot" that serves the execution a grouping function is
+ * part of: the one made for the executor memory that holds the function's
+ * call (or an ancestor of it).  Two runs of one plan (two cursors of one
+ * prepared statement) share the slot, never a registry.
+ */
 static UldpGroupBound *
-find_bound(int64 slot)
+find_bound(int64 slot, MemoryContext call_context)
 {
-	for (UldpGroupBound *bound = bounds; bound != NULL; bound = bound->next)
-		if (bound->slot == slot)
-			return bound;
+	for (MemoryContext context = call_context; context != NULL; context = context->parent)
+		for (UldpGroupBound *bound = bounds; bound != NULL; bound = bound->next)
+			if (bound->slot == slot && bound->owner == context)
+				return bound;
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("uldp grouped release %lld was not prepared", (long long) slot),
@@ -256,7 +311,7 @@ call_cache(FunctionCallInfo fcinfo)
 		if (PG_ARGISNULL(0))
 			elog(ERROR, "uldp grouping function called without a slot");
 		cache = palloc0(sizeof(CallCache));
-		cache->bound = find_bound(PG_GETARG_INT64(0));
+		cache->bound = find_bound(PG_GETARG_INT64(0), fcinfo->flinfo->fn_mcxt);
 		get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, 2),
 						&cache->user_typlen, &cache->user_byval);
 		cache->nkeys = PG_NARGS() - FIRST_KEY_ARG;
@@ -345,44 +400,99 @@ pair_bytes(FunctionCallInfo fcinfo, CallCache *cache, uint64 *user)
 	return true;
 }
 
-/* The pseudorandom value of a pair named by "bytes" */
+/* a stored value's mark: group_first returned its pair in this run */
+#define SEEN_MARK UINT64CONST(1)
+
+/* The pseudorandom value of a pair named by "bytes" (its lowest bit clear) */
 static inline uint64
 pair_value(const UldpGroupBound *bound, StringInfo bytes)
 {
-	return siphash24(bound->key, (const unsigned char *) bytes->data, bytes->len);
+	return siphash24(bound->key, (const unsigned char *) bytes->data, bytes->len) & ~SEEN_MARK;
 }
 
+/* A user's row of the values array (k > 1): its count of values, then k values. */
 static inline uint64 *
-user_values(const UldpGroupBound *bound, BoundUser *user)
+value_row(const UldpGroupBound *bound, uint32 row)
 {
-	return bound->groups_per_user == 1 ? &user->smallest : user->values;
+	return bound->values + (Size) row * (bound->groups_per_user + 1);
 }
 
-/* Keeps "value" if it is among the user's k smallest (distinct) values. */
-static void
-register_value(UldpGroupBound *bound, BoundUser *user, bool found, uint64 value)
+/* A new, empty row of the values array, for a new user (k > 1). */
+static uint32
+new_value_row(UldpGroupBound *bound)
 {
-	int			k = bound->groups_per_user;
-	uint64	   *values;
-	uint32		largest = 0;
+	if (bound->value_rows == bound->value_capacity)
+	{
+		Size		capacity = Max((Size) bound->value_capacity * 2, INITIAL_VALUE_ROWS);
+		Size		bytes = capacity * (bound->groups_per_user + 1) * sizeof(uint64);
 
-	if (!found)
-	{
-		user->n = 0;
-		user->values = k > 1 ? MemoryContextAlloc(bound->context, k * sizeof(uint64)) : NULL;
+		bound->values = bound->values == NULL ?
+			MemoryContextAllocHuge(bound->context, bytes) :
+			repalloc_huge(bound->values, bytes);
+		bound->value_capacity = capacity;
 	}
-	values = user_values(bound, user);
-	for (uint32 i = 0; i < user->n; i++)
+	value_row(bound, bound->value_rows)[0] = 0;
+	return bound->value_rows++;
+}
+
+/* Keeps "value" in a user's row if it is among its k smallest (distinct) values. */
+static void
+keep_value(uint64 *row, int k, uint64 value)
+{
+	uint64	   *values = row + 1;
+	uint64		n = row[0];
+	uint64		largest = 0;
+
+	for (uint64 i = 0; i < n; i++)
 	{
-		if (values[i] == value)
+		if ((values[i] & ~SEEN_MARK) == value)
 			return;
 		if (values[i] > values[largest])
 			largest = i;
 	}
-	if (user->n < (uint32) k)
-		values[user->n++] = value;
+	if (n < (uint64) k)
+	{
+		values[n] = value;
+		row[0] = n + 1;
+	}
 	else if (value < values[largest])
 		values[largest] = value;
+}
+
+/*
+ * Adds the buffered pairs.  Their users' buckets were prefetched when they
+ * were buffered; for k > 1 the users' rows of the values array are
+ * prefetched together before any is changed.
+ */
+static void
+register_flush(UldpGroupBound *bound)
+{
+	int			k = bound->groups_per_user;
+	uint32		rows[PENDING_PAIRS];
+
+	for (int i = 0; i < bound->npending; i++)
+	{
+		uint64		value = bound->pending[i].value;
+		bool		found;
+		BoundUser  *entry = bound_users_insert_hash(bound->users, bound->pending[i].user,
+												   bound->pending[i].hash, &found);
+
+		if (k == 1)
+			entry->smallest = found && entry->smallest <= value ? entry->smallest : value;
+		else
+		{
+			if (!found)
+				entry->row = new_value_row(bound);
+			rows[i] = entry->row;
+			__builtin_prefetch(value_row(bound, rows[i]));
+		}
+	}
+	if (k > 1)
+		for (int i = 0; i < bound->npending; i++)
+			keep_value(value_row(bound, rows[i]), k, bound->pending[i].value);
+	bound->npending = 0;
+	/* group_member's last answer may point at a value just moved */
+	bound->last_pair.len = -1;
 }
 
 PG_FUNCTION_INFO_V1(uldp_group_register);
@@ -390,6 +500,9 @@ PG_FUNCTION_INFO_V1(uldp_group_register);
 /*
  * uldp.group_register(slot bigint, k int, user_id anyelement, VARIADIC keys
  * "any") returns boolean: records the row's group for its user; always true.
+ * The pair is buffered while its user's bucket is prefetched: once the users
+ * outgrow the CPU caches, each pair costs a cache miss, and buffering a few
+ * overlaps them.  group_registered adds what is still buffered.
  */
 Datum
 uldp_group_register(PG_FUNCTION_ARGS)
@@ -397,15 +510,61 @@ uldp_group_register(PG_FUNCTION_ARGS)
 	CallCache  *cache = call_cache(fcinfo);
 	UldpGroupBound *bound = cache->bound;
 	uint64		user;
-	bool		found;
-	BoundUser  *entry;
 
 	if (pair_bytes(fcinfo, cache, &user))
 	{
-		entry = bound_users_insert(bound->users, user, &found);
-		register_value(bound, entry, found, pair_value(bound, &cache->bytes));
+		uint32		hash = bound_user_hash(user);
+
+		__builtin_prefetch(&bound->users->data[hash & bound->users->sizemask]);
+		bound->pending[bound->npending].user = user;
+		bound->pending[bound->npending].value = pair_value(bound, &cache->bytes);
+		bound->pending[bound->npending].hash = hash;
+		if (++bound->npending == PENDING_PAIRS)
+			register_flush(bound);
 	}
 	PG_RETURN_BOOL(true);
+}
+
+/*
+ * The stored value of the row's (user, group) pair if its user keeps the
+ * group, else NULL; nobody keeps any group before registration is complete.
+ * The aggregates of a row (and its partition selection) ask about the same
+ * pair one after the other: the last answer is kept.
+ */
+static uint64 *
+kept_value(FunctionCallInfo fcinfo)
+{
+	CallCache  *cache = call_cache(fcinfo);
+	UldpGroupBound *bound = cache->bound;
+	uint64		user;
+	uint64	   *kept = NULL;
+	BoundUser  *entry;
+
+	if (!bound->complete || !pair_bytes(fcinfo, cache, &user))
+		return NULL;
+	if (bound->last_pair.len == cache->bytes.len &&
+		memcmp(bound->last_pair.data, cache->bytes.data, cache->bytes.len) == 0)
+		return bound->last_kept;
+	entry = bound_users_lookup(bound->users, user);
+	if (entry != NULL)
+	{
+		uint64		value = pair_value(bound, &cache->bytes);
+
+		if (bound->groups_per_user == 1)
+			kept = (entry->smallest & ~SEEN_MARK) == value ? &entry->smallest : NULL;
+		else
+		{
+			uint64	   *row = value_row(bound, entry->row);
+
+			for (uint64 i = 1; i <= row[0] && kept == NULL; i++)
+				if ((row[i] & ~SEEN_MARK) == value)
+					kept = &row[i];
+		}
+	}
+	bound->last_pair.len = 0;
+	append_bytes(&bound->last_pair, cache->bytes.data, cache->bytes.len);
+	bound->last_kept = kept;
+	return kept;
 }
 
 PG_FUNCTION_INFO_V1(uldp_group_member);
@@ -418,42 +577,45 @@ PG_FUNCTION_INFO_V1(uldp_group_member);
 Datum
 uldp_group_member(PG_FUNCTION_ARGS)
 {
-	CallCache  *cache = call_cache(fcinfo);
-	UldpGroupBound *bound = cache->bound;
-	uint64		user;
-	bool		kept = false;
-
-	if (!bound->complete || !pair_bytes(fcinfo, cache, &user))
-		PG_RETURN_NULL();
-	if (bound->last_pair.data != NULL && bound->last_pair.len == cache->bytes.len &&
-		memcmp(bound->last_pair.data, cache->bytes.data, cache->bytes.len) == 0)
-		kept = bound->last_kept;
-	else
-	{
-		BoundUser  *entry = bound_users_lookup(bound->users, user);
-
-		if (entry != NULL)
-		{
-			uint64		value = pair_value(bound, &cache->bytes);
-			uint64	   *values = user_values(bound, entry);
-
-			for (uint32 i = 0; i < entry->n && !kept; i++)
-				kept = values[i] == value;
-		}
-		if (bound->last_pair.data == NULL)
-		{
-			MemoryContext old = MemoryContextSwitchTo(bound->context);
-
-			initStringInfo(&bound->last_pair);
-			MemoryContextSwitchTo(old);
-		}
-		bound->last_pair.len = 0;
-		append_bytes(&bound->last_pair, cache->bytes.data, cache->bytes.len);
-		bound->last_kept = kept;
-	}
-	if (!kept)
+	if (kept_value(fcinfo) == NULL)
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(PG_GETARG_DATUM(2));
+}
+
+PG_FUNCTION_INFO_V1(uldp_group_first);
+
+/*
+ * uldp.group_first(slot bigint, k int, user_id anyelement, VARIADIC keys
+ * "any") returns anyelement: the user id on the first row of the run whose
+ * user keeps the row's group, else NULL.
+ */
+Datum
+uldp_group_first(PG_FUNCTION_ARGS)
+{
+	uint64	   *kept = kept_value(fcinfo);
+
+	if (kept == NULL || (*kept & SEEN_MARK) != 0)
+		PG_RETURN_NULL();
+	*kept |= SEEN_MARK;
+	PG_RETURN_DATUM(PG_GETARG_DATUM(2));
+}
+
+/*
+ * A new run of the grouped release (a rescan): the registry stays, every
+ * pair is unseen again.
+ */
+void
+uldp_group_bound_restart(UldpGroupBound *bound)
+{
+	bound_users_iterator iterator;
+	BoundUser  *entry;
+
+	bound_users_start_iterate(bound->users, &iterator);
+	while ((entry = bound_users_iterate(bound->users, &iterator)) != NULL)
+		entry->smallest &= ~SEEN_MARK;
+	for (Size i = 0; i < (Size) bound->value_rows * (bound->groups_per_user + 1); i++)
+		if (i % (bound->groups_per_user + 1) != 0)
+			bound->values[i] &= ~SEEN_MARK;
 }
 
 PG_FUNCTION_INFO_V1(uldp_group_registered);
@@ -466,8 +628,12 @@ PG_FUNCTION_INFO_V1(uldp_group_registered);
 Datum
 uldp_group_registered(PG_FUNCTION_ARGS)
 {
+	UldpGroupBound *bound;
+
 	if (PG_ARGISNULL(0))
 		elog(ERROR, "uldp.group_registered called without a slot");
-	find_bound(PG_GETARG_INT64(0))->complete = true;
+	bound = find_bound(PG_GETARG_INT64(0), fcinfo->flinfo->fn_mcxt);
+	register_flush(bound);
+	bound->complete = true;
 	PG_RETURN_BOOL(true);
 }

@@ -20,6 +20,7 @@ typedef struct UldpGroupBound UldpGroupBound;
 
 extern UldpGroupBound *uldp_group_bound_create(int64 slot, int groups_per_user,
 											   MemoryContext context);
+extern void uldp_group_bound_restart(UldpGroupBound *bound);
 extern double uldp_group_bound_bytes_per_row(int groups_per_user);
 extern int64 uldp_group_bound_next_slot(void);
 

@@ -15,7 +15,7 @@
  *	WHERE f AND (SELECT uldp.group_registered(s, count(*)) FROM t
  *				 WHERE f AND uldp.group_register(s, k, user_id, keys))
  *	GROUP BY keys
- *	HAVING CASE WHEN uldp.group_selected(uldp.group_member(s, k, user_id, keys),
+ *	HAVING CASE WHEN uldp.group_selected(uldp.group_first(s, k, user_id, keys),
  *										 sel_eps, sel_delta)
  *		   THEN h ELSE false END
  *
@@ -26,7 +26,9 @@
  *	- group_register and group_member (groupbound.c) keep every user in at
  *	  most k groups, a uniformly random subset of its groups;
  *	- group_selected (selection.c) lets a group appear only if a noisy
- *	  count of its users passes a threshold derived from delta;
+ *	  count of its users passes a threshold derived from delta; it counts
+ *	  the rows for which group_first returns the user id, the first row of
+ *	  each user that keeps the group;
  *	- every uldp aggregate of the level, selection included, releases with
  *	  epsilon / k (and delta / k) per group (statement.c), while the
  *	  statement is charged its epsilon, once, before reading.
@@ -85,28 +87,37 @@
 #include "protect.h"
 #include "selection.h"
 
-/* uldp.<name>(...) with these argument types */
+/* uldp.<name>(...) with these argument types; InvalidOid if missing_ok and missing */
+static Oid
+lookup_uldp_function(const char *name, int nargs, const Oid *argtypes, bool missing_ok)
+{
+	return LookupFuncName(list_make2(makeString("uldp"), makeString(pstrdup(name))),
+						  nargs, argtypes, missing_ok);
+}
+
 static Oid
 uldp_function(const char *name, int nargs, const Oid *argtypes)
 {
-	return LookupFuncName(list_make2(makeString("uldp"), makeString(pstrdup(name))),
-						  nargs, argtypes, false);
+	return lookup_uldp_function(name, nargs, argtypes, false);
 }
 
-/* the arguments of group_register and group_member: slot, k, user, VARIADIC keys */
+/* the arguments of uldp.group_selected: first, epsilon, delta */
+static const Oid selection_argtypes[] = {ANYELEMENTOID, FLOAT8OID, FLOAT8OID};
+
+/* the arguments of group_register, group_member and group_first: slot, k, user, VARIADIC keys */
 static const Oid grouping_argtypes[] = {INT8OID, INT4OID, ANYELEMENTOID, ANYOID};
 
 static Oid
-group_member_oid(void)
+grouping_function_oid(const char *name)
 {
-	return uldp_function("group_member", lengthof(grouping_argtypes), grouping_argtypes);
+	return uldp_function(name, lengthof(grouping_argtypes), grouping_argtypes);
 }
 
-/* uldp.group_register or uldp.group_member (s, k, user, keys...) */
+/* uldp.group_register, group_member or group_first (s, k, user, keys...) */
 static Expr *
 grouping_call(const char *name, int64 slot, int k, Expr *user, List *keys)
 {
-	bool		member = strcmp(name, "group_member") == 0;
+	bool		member = strcmp(name, "group_register") != 0;
 	List	   *args = list_make3(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
 											Int64GetDatum(slot), false, FLOAT8PASSBYVAL),
 								  makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
@@ -114,7 +125,7 @@ grouping_call(const char *name, int64 slot, int k, Expr *user, List *keys)
 								  copyObject(user));
 
 	args = list_concat(args, copyObject(keys));
-	return (Expr *) makeFuncExpr(uldp_function(name, lengthof(grouping_argtypes), grouping_argtypes),
+	return (Expr *) makeFuncExpr(grouping_function_oid(name),
 								 member ? exprType((Node *) user) : BOOLOID, args,
 								 member ? exprCollation((Node *) user) : InvalidOid,
 								 InvalidOid, COERCE_EXPLICIT_CALL);
@@ -160,19 +171,29 @@ refuse(const char *message, const char *hint)
 			 errhint("%s", hint)));
 }
 
-/* uldp.group_selected(member, epsilon, delta) */
-static Aggref *
-selection_aggref(Expr *member)
+/*
+ * The oid of the partition selection aggregate, uldp.group_selected, or
+ * InvalidOid in an extension older than 0.8 (statement.c asks about every
+ * release)
+ */
+Oid
+uldp_selection_oid(void)
 {
-	Oid			argtypes[] = {ANYELEMENTOID, FLOAT8OID, FLOAT8OID};
+	return lookup_uldp_function("group_selected", lengthof(selection_argtypes), selection_argtypes, true);
+}
+
+/* uldp.group_selected(first, epsilon, delta) */
+static Aggref *
+selection_aggref(Expr *first)
+{
 	Aggref	   *aggref = makeNode(Aggref);
 
-	aggref->aggfnoid = uldp_function("group_selected", lengthof(argtypes), argtypes);
+	aggref->aggfnoid = uldp_function("group_selected", lengthof(selection_argtypes), selection_argtypes);
 	aggref->aggtype = BOOLOID;
 	aggref->aggcollid = InvalidOid;
 	aggref->inputcollid = InvalidOid;
-	aggref->aggargtypes = list_make3_oid(exprType((Node *) member), FLOAT8OID, FLOAT8OID);
-	aggref->args = list_make3(makeTargetEntry(member, 1, NULL, false),
+	aggref->aggargtypes = list_make3_oid(exprType((Node *) first), FLOAT8OID, FLOAT8OID);
+	aggref->args = list_make3(makeTargetEntry(first, 1, NULL, false),
 							  makeTargetEntry((Expr *) makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
 																 Float8GetDatum(uldp_group_selection_epsilon),
 																 false, FLOAT8PASSBYVAL), 2, NULL, false),
@@ -446,7 +467,7 @@ uldp_grouping_rewrite(Query *query)
 		entry->expr = grouping_call("group_member", slot, k, entry->expr, keys);
 	}
 	if (public == NULL)
-		query->havingQual = selected_first(selection_aggref(grouping_call("group_member", slot, k,
+		query->havingQual = selected_first(selection_aggref(grouping_call("group_first", slot, k,
 																		  user, keys)),
 										   query->havingQual);
 }
@@ -454,11 +475,14 @@ uldp_grouping_rewrite(Query *query)
 /*
  * Was "aggref" (whose user argument is its argument number user_arg)
  * rewritten by uldp_grouping_rewrite()?  Then *slot and *k receive its
- * release's slot and bound.
+ * release's slot and bound.  Partition selection (uldp.group_selected)
+ * counts rows, one per user, through group_first; every other aggregate
+ * reads its users through group_member.
  */
 bool
 uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k)
 {
+	const char *wrapper = aggref->aggfnoid == uldp_selection_oid() ? "group_first" : "group_member";
 	FuncExpr   *member;
 	Const	   *slot_arg;
 	Const	   *k_arg;
@@ -466,7 +490,7 @@ uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k)
 	if (user_arg < 0 || user_arg >= list_length(aggref->args))
 		return false;
 	member = (FuncExpr *) list_nth_node(TargetEntry, aggref->args, user_arg)->expr;
-	if (!IsA(member, FuncExpr) || member->funcid != group_member_oid() ||
+	if (!IsA(member, FuncExpr) || member->funcid != grouping_function_oid(wrapper) ||
 		list_length(member->args) < 3)
 		return false;
 	slot_arg = linitial(member->args);

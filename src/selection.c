@@ -6,14 +6,19 @@
  * Without public keys, a group's very presence depends on its users.  The
  * grouped rewrite (grouping.c) adds to the query's HAVING clause
  *
- *	uldp.group_selected(<user id, or NULL if its user does not keep the
- *						 row's group>, epsilon, delta)
+ *	uldp.group_selected(uldp.group_first(<slot, k, user id, keys>),
+ *						 epsilon, delta)
  *
  * an aggregate that is true when the group's users that keep it, n, plus
  * discrete Laplace noise exceed a threshold T; a group with n = 0 never
  * appears.  Its epsilon and delta are the statement's (uldp.group_selection_
  * epsilon and _delta, charged once), and each group uses epsilon / k and
  * delta / k of them (statement.c), k = uldp.max_groups_per_user.
+ * group_first (groupbound.c) returns the user id on the first row of each
+ * user that keeps the group, and NULL on every other row, so n is a count
+ * of non-NULL rows: selection needs no table of users.  statement.c
+ * refuses group_selected over anything else (counting rows would let a
+ * user count many times).
  *
  * Privacy.  Adding or removing a user changes n by one in at most k groups,
  * those it keeps, and nothing else: in the groups it does not keep its rows
@@ -38,7 +43,6 @@
 #include "params.h"
 #include "selection.h"
 #include "statement.h"
-#include "userstate.h"
 
 double		uldp_group_selection_epsilon = 0.25;
 double		uldp_group_selection_delta = 1e-8;
@@ -85,8 +89,29 @@ uldp_selection_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the delta of partition selection must be positive"),
 				 errhint("Set uldp.group_selection_delta to a small positive number such as 1e-8, or declare the grouping keys public with uldp.set_public_groups.")));
-	plan->bytes_per_row = uldp_user_state_bytes_per_row();
-	plan->fixed_bytes = uldp_user_state_fixed_bytes();
+	plan->bytes_per_row = 0;
+	plan->fixed_bytes = sizeof(int64);
+}
+
+PG_FUNCTION_INFO_V1(uldp_selection_transfn);
+
+/*
+ * uldp.group_selected's transition: counts the rows with a user, one per
+ * user that keeps the group (group_first).
+ */
+Datum
+uldp_selection_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext;
+	int64	   *users;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		elog(ERROR, "uldp.group_selected called in a non-aggregate context");
+	users = PG_ARGISNULL(0) ? MemoryContextAllocZero(aggcontext, sizeof(int64)) :
+		(int64 *) PG_GETARG_POINTER(0);
+	if (!PG_ARGISNULL(1))
+		(*users)++;
+	PG_RETURN_POINTER(users);
 }
 
 PG_FUNCTION_INFO_V1(uldp_selection_finalfn);
@@ -107,7 +132,7 @@ uldp_selection_finalfn(PG_FUNCTION_ARGS)
 		elog(ERROR, "uldp.group_selected needs epsilon and delta");
 	epsilon = DatumGetFloat8(values[0]) * ULDP_SPEND_MARGIN;
 	delta = DatumGetFloat8(values[1]) * ULDP_SPEND_MARGIN;
-	n = PG_ARGISNULL(0) ? 0 : uldp_state_users((UldpState *) PG_GETARG_POINTER(0));
+	n = PG_ARGISNULL(0) ? 0 : *(int64 *) PG_GETARG_POINTER(0);
 	if (n == 0)
 		PG_RETURN_BOOL(false);
 	PG_RETURN_BOOL(n + uldp_discrete_laplace(1, epsilon) >=

@@ -456,6 +456,13 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 
 		if (!extension_member(peragg->aggref->aggfnoid, uldp_extension(context)))
 			continue;
+		/* partition selection counts rows: only grouped, one row per user */
+		if (peragg->aggref->aggfnoid == uldp_selection_oid() &&
+			aggstate->aggstrategy == AGG_PLAIN && agg->numCols == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("uldp.group_selected runs only inside the grouped releases that uldp rewrites"),
+					 errhint("Group by the keys whose groups you want: uldp adds partition selection to the query itself.")));
 		if (node == NULL)
 		{
 			node = palloc0(sizeof(ReleaseNode));
@@ -567,6 +574,9 @@ exec_release_node(PlanState *planstate)
 			uldp_charge(node->functions, node->epsilon, node->delta, node->statement->text);
 			node->runs_paid++;
 		}
+		/* a grouped release's rerun counts the users of each group anew */
+		if (node->group_bound != NULL && node->runs_started > 0)
+			uldp_group_bound_restart(node->group_bound);
 		node->runs_started++;
 		node->running = true;
 	}

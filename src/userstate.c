@@ -456,9 +456,8 @@ uldp_user_bool_sum_transfn(PG_FUNCTION_ARGS)
 }
 
 /*
- * uldp_user_count_transfn(state, user_id, epsilon [, delta]): the transition
- * of user_dp_count and of partition selection (selection.c), whose only
- * per-user fact is that the user has a row.  Rows
+ * uldp_user_count_transfn(state, user_id, epsilon): the transition of
+ * user_dp_count, whose only per-user fact is that the user has a row.  Rows
  * with a NULL user id, or one longer than ULDP_MAX_ID_BYTES, are skipped.
  */
 Datum
