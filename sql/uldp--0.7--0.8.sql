@@ -16,15 +16,15 @@ CREATE FUNCTION uldp.group_member(slot bigint, k int, user_id anyelement, VARIAD
 	RETURNS anyelement AS 'MODULE_PATHNAME', 'uldp_group_member'
 	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 
--- The user id on the first row of the run whose user keeps the row's group,
--- else NULL: what partition selection counts.
-CREATE FUNCTION uldp.group_first(slot bigint, k int, user_id anyelement, VARIADIC keys "any")
-	RETURNS anyelement AS 'MODULE_PATHNAME', 'uldp_group_first'
+-- The number of users that keep the row's group (NULL on a row without a
+-- user): what partition selection compares with its threshold.
+CREATE FUNCTION uldp.group_users(slot bigint, k int, user_id anyelement, VARIADIC keys "any")
+	RETURNS bigint AS 'MODULE_PATHNAME', 'uldp_group_users'
 	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 
 -- Partition selection: does the group appear?  Charged (epsilon, delta) once
--- per statement, epsilon / k and delta / k per group.  It counts the rows
--- that group_first gives a user: refused over anything else.
+-- per statement, epsilon / k and delta / k per group.  It reads the users of
+-- each group from group_users: refused over anything else.
 CREATE FUNCTION uldp.selection_transfn(internal, anyelement, float8, float8)
 	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_selection_transfn' LANGUAGE C CALLED ON NULL INPUT PARALLEL UNSAFE;
 CREATE FUNCTION uldp.selection_finalfn(internal)

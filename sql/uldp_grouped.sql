@@ -179,6 +179,12 @@ SELECT segment, user_dp_count(customer_id, 1.0)
 FROM (SELECT * FROM grouped_orders WHERE amount > 10) o GROUP BY segment;
 SELECT segment, user_dp_count(customer_id, 1.0) FROM grouped_orders GROUP BY segment, random() > 0.5;
 RESET SESSION AUTHORIZATION;
+-- for every role, on any table: a grouped release reads its rows twice, so rows that a
+-- volatile function or a sample picks (a second reading could pick others) are refused, and
+-- partition selection called by hand, over anything but the users of each group, is refused
+SELECT segment, user_dp_count(customer_id, 1.0) FROM grouped_orders WHERE random() < 2 GROUP BY segment;
+SELECT segment, user_dp_count(customer_id, 1.0) FROM grouped_orders TABLESAMPLE BERNOULLI (50) GROUP BY segment;
+SELECT segment, uldp.group_selected(customer_id, 1.0, 1e-8) FROM grouped_orders GROUP BY segment;
 -- nothing was charged for the refusals: still the 4 rows above
 SELECT count(*) - :ledger_rows AS new_ledger_rows FROM uldp.ledger WHERE role = 'uldp_grouped_analyst';
 

@@ -5,8 +5,8 @@
  *	  a user found in more than k = uldp.max_groups_per_user groups keeps a
  *	  uniformly random k of them.
  *
- * The grouped rewrite (grouping.c) adds two calls to a grouped release's
- * query, both given the release's slot (a constant that names it), k, the
+ * The grouped rewrite (grouping.c) adds three calls to a grouped release's
+ * query, each given the release's slot (a constant that names it), k, the
  * user id and the grouping keys:
  *
  *	- uldp.group_register(...) in WHERE, evaluated on every row that passes
@@ -16,34 +16,39 @@
  *	  aggregate of the query level: it returns the user id when the row's
  *	  group is one its user keeps, and NULL otherwise, which every uldp
  *	  aggregate skips;
- *	- uldp.group_first(...) is the user argument of the level's partition
- *	  selection (selection.c): the user id on the first row of each kept
- *	  (user, group) pair of the run, NULL on every other row, so that
- *	  selection counts the users that keep each group by counting rows,
- *	  without a table of users of its own.
+ *	- uldp.group_users(...) is the argument of the level's partition
+ *	  selection (selection.c): the number of users that keep the row's group.
  *
  * The executor runs the aggregates only after every row was registered:
- * registration is a subquery of its own, run once before the first row is
- * aggregated, which ends with uldp.group_registered() (grouping.c; the plan
- * is checked before the statement runs, statement.c).  Until then
- * group_member keeps nobody.
+ * registration is a subquery of its own, with the level's FROM and WHERE,
+ * run once before the first row is aggregated, which ends with
+ * uldp.group_registered() (grouping.c; the plan is checked before the
+ * statement runs, statement.c).  Until then group_member keeps nobody.
  *
  * Which groups a user keeps: a keyed pseudorandom function (SipHash-2-4,
  * with a key drawn from uldp's random source for every run) gives each
  * (user, group) pair a 64-bit value; a user keeps the k groups of smallest
- * value, so a uniformly random k-subset of its groups.  Only the k smallest
- * values of each user are stored.  A group is named by the bytes of its
- * keys, so two keys that GROUP BY holds equal but whose bytes differ (1.0
- * and 1.00, or 0 and -0) count as two groups here: the user then keeps at
- * most k of these finer groups, so at most k of the real ones.  Users are
- * named by uldp_user_key(); two ids with the same key share one set of k
- * groups, which only lowers what each contributes.
+ * value, so a uniformly random k-subset of its groups.  A group is named by
+ * the bytes of its keys, so two keys that GROUP BY holds equal but whose
+ * bytes differ (1.0 and 1.00, or 0 and -0) count as two groups here: the
+ * user then keeps at most k of these finer groups, so at most k of the real
+ * ones.  Users are named by uldp_user_key(); two ids with the same key share
+ * one set of k groups, which only lowers what each contributes.
  *
- * Whatever the registry holds, every user keeps at most k groups:
- * group_member() answers from the set of at most k values, and
- * group_first() returns a user at most once for each of them in a run
- * (a stored value's lowest bit marks it seen; the values themselves have
- * it clear).
+ * What is stored: for each user, its k smallest values and the numbers of
+ * their groups (groupnames.c), and the set of dropped values: every value
+ * that was not, or stopped being, among its user's k smallest.  A value is
+ * dropped for good (a user's k smallest only ever get smaller), so after
+ * registration the dropped values are exactly the pairs that their users do
+ * not keep.  group_member keeps a row unless its pair's value is dropped:
+ * when no user has more than k groups (the common case) it needs no lookup
+ * at all.  That is exact because the aggregated rows are the registered
+ * rows: the same FROM and WHERE, read under the same snapshot, with no
+ * volatile function and nothing read twice differently (grouping.c refuses
+ * such levels before planning).  A dropped value shared by a kept pair of
+ * another user (probability 2^-64 per pair) only makes that user lose a
+ * group.  The users that keep each group are counted once, when
+ * registration completes, from the stored group numbers.
  *
  *-------------------------------------------------------------------------
  */
@@ -52,12 +57,13 @@
 #include "access/detoast.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
-#include "port/pg_bitutils.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "groupbound.h"
+#include "groupnames.h"
 #include "random.h"
+#include "siphash.h"
 #include "userstate.h"
 
 int			uldp_max_groups_per_user = 1;
@@ -69,17 +75,17 @@ bound_user_hash(uint64 id)
 }
 
 /*
- * One user's entry, 24 bytes: for k = 1 the smallest value itself, for k > 1
- * the number of its row in the values array, which holds the user's count
- * of values and then room for k of them.  Registration costs a cache miss
- * or two per row once the users outgrow the CPU caches, so the entry is kept
- * small and the rows are registered a few at a time (register_pair).
+ * One user's entry, 24 bytes: for k = 1 its smallest value and the number of
+ * that value's group; for k > 1 the number of its row in the values array
+ * (value_row).  Registration costs a cache miss or two per row once the
+ * users outgrow the CPU caches, so the entry is kept small and the rows are
+ * registered a few at a time (group_register).
  */
 typedef struct BoundUser
 {
 	uint64		id;
 	uint64		smallest;		/* k = 1 */
-	uint32		row;			/* k > 1 */
+	uint32		group_or_row;	/* k = 1: smallest's group; k > 1: the row */
 	char		status;
 } BoundUser;
 
@@ -88,6 +94,25 @@ typedef struct BoundUser
 #define SH_KEY_TYPE		uint64
 #define SH_KEY			id
 #define SH_HASH_KEY(tb, key) bound_user_hash(key)
+#define SH_EQUAL(tb, a, b) ((a) == (b))
+#define SH_GROW_MIN_FILLFACTOR ULDP_HASH_FILLFACTOR
+#define SH_SCOPE		static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+/* A dropped value: pseudorandom already, so its own bits are its hash. */
+typedef struct DroppedValue
+{
+	uint64		value;
+	char		status;
+} DroppedValue;
+
+#define SH_PREFIX		dropped_values
+#define SH_ELEMENT_TYPE DroppedValue
+#define SH_KEY_TYPE		uint64
+#define SH_KEY			value
+#define SH_HASH_KEY(tb, key) ((uint32) (key))
 #define SH_EQUAL(tb, a, b) ((a) == (b))
 #define SH_GROW_MIN_FILLFACTOR ULDP_HASH_FILLFACTOR
 #define SH_SCOPE		static inline
@@ -107,26 +132,39 @@ struct UldpGroupBound
 	MemoryContext owner;		/* the executor's memory this registry serves */
 	MemoryContext context;		/* the registry's, emptied for every run */
 	bound_users_hash *users;
-	/* k > 1: per user, its count of values, then k values */
+	UldpGroupNames *names;
+	dropped_values_hash *dropped;
+	/* k > 1: per user, its count of values, k values and k group numbers */
 	uint64	   *values;
-	uint32		value_rows;		/* rows in use */
-	uint32		value_capacity; /* rows allocated */
-	/* registered pairs not yet added (see register_pair) */
+	Size		row_words;
+	Size		value_rows;		/* rows in use */
+	Size		value_capacity; /* rows allocated */
+	/* registered pairs not yet added (see group_register) */
 	int			npending;
 	struct
 	{
 		uint64		user;
 		uint64		value;
+		uint32		group;
 		uint32		hash;
 	}			pending[PENDING_PAIRS];
+	/* k > 1: added pairs whose rows are being prefetched (register_flush) */
+	int			ndeferred;
+	struct
+	{
+		uint32		row;
+		uint32		group;
+		uint64		value;
+	}			deferred[PENDING_PAIRS];
 	bool		complete;		/* every row registered */
+	int64	   *group_users;	/* once complete: per group number, its users */
 	uint64		key[2];			/* of the pseudorandom function */
 	/*
-	 * group_member's last answer: the aggregates of a row (and its partition
-	 * selection) ask about the same pair one after the other
+	 * group_member's last answer: the aggregates of a row ask about the same
+	 * pair one after the other
 	 */
 	StringInfoData last_pair;
-	uint64	   *last_kept;		/* its stored value, or NULL if not kept */
+	bool		last_kept;
 	UldpGroupBound *next;
 };
 
@@ -141,18 +179,47 @@ uldp_group_bound_next_slot(void)
 	return ++last_slot;
 }
 
+/* keys up to this many bytes name a group as they are; longer ones by a hash */
+#define INLINE_KEY_BYTES 64
+
+/*
+ * The longest name of a group with keys of these types (see pair_bytes):
+ * per key a NULL flag and its bytes, a variable-length key its length and at
+ * most INLINE_KEY_BYTES.
+ */
+double
+uldp_group_bound_name_bytes(List *key_types)
+{
+	double		bytes = 0;
+	ListCell   *lc;
+
+	foreach(lc, key_types)
+	{
+		int16		typlen;
+		bool		byval;
+
+		get_typlenbyval(lfirst_oid(lc), &typlen, &byval);
+		bytes += 1 + (byval ? sizeof(Datum) :
+					  typlen > 0 ? typlen : sizeof(uint32) + INLINE_KEY_BYTES);
+	}
+	return bytes;
+}
+
 /*
  * Worst-case memory per row read: a row may bring a new user, its entry
  * (with the hash table's slack: up to twice the entries over the fill
  * factor, just after a doubling) and, for k > 1, its row of the values array
  * (up to twice the rows in use, and while the array doubles, the old one
- * too).
+ * too); a new group name with its count of users; and a dropped value.
  */
 double
-uldp_group_bound_bytes_per_row(int groups_per_user)
+uldp_group_bound_bytes_per_row(int groups_per_user, double name_bytes)
 {
 	return sizeof(BoundUser) / ULDP_HASH_FILLFACTOR * 2 +
-		(groups_per_user > 1 ? 3.0 * (groups_per_user + 1) * sizeof(uint64) : 0);
+		(groups_per_user > 1 ?
+		 3.0 * (1 + groups_per_user + (groups_per_user + 1) / 2) * sizeof(uint64) : 0) +
+		uldp_group_names_bytes_per_name(name_bytes) + sizeof(int64) +
+		sizeof(DroppedValue) / ULDP_HASH_FILLFACTOR * 2;
 }
 
 static void
@@ -172,11 +239,16 @@ bound_reset(UldpGroupBound *bound)
 {
 	MemoryContextReset(bound->context);
 	bound->users = bound_users_create(bound->context, 1024, NULL);
+	bound->names = uldp_group_names_create(bound->context);
+	bound->dropped = dropped_values_create(bound->context, 64, NULL);
 	bound->values = NULL;
+	bound->row_words = 1 + bound->groups_per_user + (bound->groups_per_user + 1) / 2;
 	bound->value_rows = 0;
 	bound->value_capacity = 0;
 	bound->npending = 0;
+	bound->ndeferred = 0;
 	bound->complete = false;
+	bound->group_users = NULL;
 	/* the memo starts empty: no pair has a negative length */
 	{
 		MemoryContext old = MemoryContextSwitchTo(bound->context);
@@ -185,7 +257,7 @@ bound_reset(UldpGroupBound *bound)
 		MemoryContextSwitchTo(old);
 	}
 	bound->last_pair.len = -1;
-	bound->last_kept = NULL;
+	bound->last_kept = false;
 	bound->key[0] = uldp_random_u64();
 	bound->key[1] = uldp_random_u64();
 }
@@ -233,58 +305,7 @@ find_bound(int64 slot, MemoryContext call_context)
 	return NULL;
 }
 
-/* SipHash-2-4 (Aumasson and Bernstein) of "data" under "key" */
-#define ROTL64(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
-#define SIPROUND \
-	do { \
-		v0 += v1; v1 = ROTL64(v1, 13); v1 ^= v0; v0 = ROTL64(v0, 32); \
-		v2 += v3; v3 = ROTL64(v3, 16); v3 ^= v2; \
-		v0 += v3; v3 = ROTL64(v3, 21); v3 ^= v0; \
-		v2 += v1; v1 = ROTL64(v1, 17); v1 ^= v2; v2 = ROTL64(v2, 32); \
-	} while (0)
-
-static uint64
-siphash24(const uint64 key[2], const unsigned char *data, size_t len)
-{
-	uint64		v0 = key[0] ^ UINT64CONST(0x736f6d6570736575);
-	uint64		v1 = key[1] ^ UINT64CONST(0x646f72616e646f6d);
-	uint64		v2 = key[0] ^ UINT64CONST(0x6c7967656e657261);
-	uint64		v3 = key[1] ^ UINT64CONST(0x7465646279746573);
-	uint64		last = (uint64) len << 56;
-	size_t		full = len - len % 8;
-
-	for (size_t i = 0; i < full; i += 8)
-	{
-		uint64		m;
-
-		/* the message is read as little-endian words */
-#ifdef WORDS_BIGENDIAN
-		m = 0;
-		for (int b = 0; b < 8; b++)
-			m |= (uint64) data[i + b] << (8 * b);
-#else
-		memcpy(&m, data + i, sizeof(m));
-#endif
-		v3 ^= m;
-		SIPROUND;
-		SIPROUND;
-		v0 ^= m;
-	}
-	for (size_t b = 0; b < len % 8; b++)
-		last |= (uint64) data[full + b] << (8 * b);
-	v3 ^= last;
-	SIPROUND;
-	SIPROUND;
-	v0 ^= last;
-	v2 ^= 0xff;
-	SIPROUND;
-	SIPROUND;
-	SIPROUND;
-	SIPROUND;
-	return v0 ^ v1 ^ v2 ^ v3;
-}
-
-/* What a call site of group_register or group_member keeps between rows. */
+/* What a call site of a grouping function keeps between rows. */
 typedef struct CallCache
 {
 	UldpGroupBound *bound;
@@ -355,7 +376,7 @@ append_variable(StringInfo bytes, const UldpGroupBound *bound, const char *data,
 		append_bytes(bytes, data, length);
 	else
 	{
-		uint64		hash = siphash24(bound->key, (const unsigned char *) data, length);
+		uint64		hash = uldp_siphash24(bound->key, data, length);
 
 		append_bytes(bytes, &hash, sizeof(hash));
 	}
@@ -400,21 +421,31 @@ pair_bytes(FunctionCallInfo fcinfo, CallCache *cache, uint64 *user)
 	return true;
 }
 
-/* a stored value's mark: group_first returned its pair in this run */
-#define SEEN_MARK UINT64CONST(1)
-
-/* The pseudorandom value of a pair named by "bytes" (its lowest bit clear) */
+/* The pseudorandom value of a pair named by "bytes" */
 static inline uint64
 pair_value(const UldpGroupBound *bound, StringInfo bytes)
 {
-	return siphash24(bound->key, (const unsigned char *) bytes->data, bytes->len) & ~SEEN_MARK;
+	return uldp_siphash24(bound->key, bytes->data, bytes->len);
 }
 
-/* A user's row of the values array (k > 1): its count of values, then k values. */
+/* The group's part of a pair's name: what follows the user's key. */
+#define GROUP_NAME(bytes) ((bytes)->data + sizeof(uint64))
+#define GROUP_NAME_LENGTH(bytes) ((bytes)->len - sizeof(uint64))
+
+/*
+ * A user's row of the values array (k > 1): its count of values n, then k
+ * values, then k group numbers (two to a word); the first n of each are set.
+ */
 static inline uint64 *
 value_row(const UldpGroupBound *bound, uint32 row)
 {
-	return bound->values + (Size) row * (bound->groups_per_user + 1);
+	return bound->values + (Size) row * bound->row_words;
+}
+
+static inline uint32 *
+row_groups(const UldpGroupBound *bound, uint64 *row)
+{
+	return (uint32 *) (row + 1 + bound->groups_per_user);
 }
 
 /* A new, empty row of the values array, for a new user (k > 1). */
@@ -423,8 +454,8 @@ new_value_row(UldpGroupBound *bound)
 {
 	if (bound->value_rows == bound->value_capacity)
 	{
-		Size		capacity = Max((Size) bound->value_capacity * 2, INITIAL_VALUE_ROWS);
-		Size		bytes = capacity * (bound->groups_per_user + 1) * sizeof(uint64);
+		Size		capacity = Max(bound->value_capacity * 2, INITIAL_VALUE_ROWS);
+		Size		bytes = capacity * bound->row_words * sizeof(uint64);
 
 		bound->values = bound->values == NULL ?
 			MemoryContextAllocHuge(bound->context, bytes) :
@@ -435,17 +466,30 @@ new_value_row(UldpGroupBound *bound)
 	return bound->value_rows++;
 }
 
-/* Keeps "value" in a user's row if it is among its k smallest (distinct) values. */
-static void
-keep_value(uint64 *row, int k, uint64 value)
+static inline void
+drop_value(UldpGroupBound *bound, uint64 value)
 {
+	bool		found;
+
+	dropped_values_insert(bound->dropped, value, &found);
+}
+
+/*
+ * Keeps the pair of "value" in a user's row if it is among its k smallest
+ * (distinct) values; what is not kept, or no longer, is dropped.
+ */
+static void
+keep_value(UldpGroupBound *bound, uint64 *row, uint64 value, uint32 group)
+{
+	int			k = bound->groups_per_user;
 	uint64	   *values = row + 1;
+	uint32	   *groups = row_groups(bound, row);
 	uint64		n = row[0];
 	uint64		largest = 0;
 
 	for (uint64 i = 0; i < n; i++)
 	{
-		if ((values[i] & ~SEEN_MARK) == value)
+		if (values[i] == value)
 			return;
 		if (values[i] > values[largest])
 			largest = i;
@@ -453,23 +497,35 @@ keep_value(uint64 *row, int k, uint64 value)
 	if (n < (uint64) k)
 	{
 		values[n] = value;
+		groups[n] = group;
 		row[0] = n + 1;
 	}
 	else if (value < values[largest])
+	{
+		drop_value(bound, values[largest]);
 		values[largest] = value;
+		groups[largest] = group;
+	}
+	else
+		drop_value(bound, value);
 }
 
 /*
  * Adds the buffered pairs.  Their users' buckets were prefetched when they
- * were buffered; for k > 1 the users' rows of the values array are
- * prefetched together before any is changed.
+ * were buffered.  For k > 1 each pair also needs its user's row of the
+ * values array: the rows are prefetched here and the pairs deferred to the
+ * next flush, so that the prefetches have a batch of rows' time to land.
+ * The pairs of a user are still added in the order they were read.
  */
 static void
 register_flush(UldpGroupBound *bound)
 {
 	int			k = bound->groups_per_user;
-	uint32		rows[PENDING_PAIRS];
 
+	for (int i = 0; i < bound->ndeferred; i++)
+		keep_value(bound, value_row(bound, bound->deferred[i].row), bound->deferred[i].value,
+				   bound->deferred[i].group);
+	bound->ndeferred = 0;
 	for (int i = 0; i < bound->npending; i++)
 	{
 		uint64		value = bound->pending[i].value;
@@ -477,22 +533,27 @@ register_flush(UldpGroupBound *bound)
 		BoundUser  *entry = bound_users_insert_hash(bound->users, bound->pending[i].user,
 												   bound->pending[i].hash, &found);
 
-		if (k == 1)
-			entry->smallest = found && entry->smallest <= value ? entry->smallest : value;
-		else
+		if (k > 1)
 		{
 			if (!found)
-				entry->row = new_value_row(bound);
-			rows[i] = entry->row;
-			__builtin_prefetch(value_row(bound, rows[i]));
+				entry->group_or_row = new_value_row(bound);
+			__builtin_prefetch(value_row(bound, entry->group_or_row));
+			bound->deferred[bound->ndeferred].row = entry->group_or_row;
+			bound->deferred[bound->ndeferred].value = value;
+			bound->deferred[bound->ndeferred].group = bound->pending[i].group;
+			bound->ndeferred++;
 		}
+		else if (!found || value < entry->smallest)
+		{
+			if (found)
+				drop_value(bound, entry->smallest);
+			entry->smallest = value;
+			entry->group_or_row = bound->pending[i].group;
+		}
+		else if (value > entry->smallest)
+			drop_value(bound, value);
 	}
-	if (k > 1)
-		for (int i = 0; i < bound->npending; i++)
-			keep_value(value_row(bound, rows[i]), k, bound->pending[i].value);
 	bound->npending = 0;
-	/* group_member's last answer may point at a value just moved */
-	bound->last_pair.len = -1;
 }
 
 PG_FUNCTION_INFO_V1(uldp_group_register);
@@ -511,13 +572,16 @@ uldp_group_register(PG_FUNCTION_ARGS)
 	UldpGroupBound *bound = cache->bound;
 	uint64		user;
 
-	if (pair_bytes(fcinfo, cache, &user))
+	if (!bound->complete && pair_bytes(fcinfo, cache, &user))
 	{
 		uint32		hash = bound_user_hash(user);
 
 		__builtin_prefetch(&bound->users->data[hash & bound->users->sizemask]);
 		bound->pending[bound->npending].user = user;
 		bound->pending[bound->npending].value = pair_value(bound, &cache->bytes);
+		bound->pending[bound->npending].group =
+			uldp_group_names_add(bound->names, GROUP_NAME(&cache->bytes),
+								 GROUP_NAME_LENGTH(&cache->bytes));
 		bound->pending[bound->npending].hash = hash;
 		if (++bound->npending == PENDING_PAIRS)
 			register_flush(bound);
@@ -525,46 +589,33 @@ uldp_group_register(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(true);
 }
 
-/*
- * The stored value of the row's (user, group) pair if its user keeps the
- * group, else NULL; nobody keeps any group before registration is complete.
- * The aggregates of a row (and its partition selection) ask about the same
- * pair one after the other: the last answer is kept.
- */
-static uint64 *
-kept_value(FunctionCallInfo fcinfo)
+/* Counts, for every group, the users that keep it (registration complete). */
+static void
+count_group_users(UldpGroupBound *bound)
 {
-	CallCache  *cache = call_cache(fcinfo);
-	UldpGroupBound *bound = cache->bound;
-	uint64		user;
-	uint64	   *kept = NULL;
-	BoundUser  *entry;
+	uint32		ngroups = uldp_group_names_count(bound->names);
 
-	if (!bound->complete || !pair_bytes(fcinfo, cache, &user))
-		return NULL;
-	if (bound->last_pair.len == cache->bytes.len &&
-		memcmp(bound->last_pair.data, cache->bytes.data, cache->bytes.len) == 0)
-		return bound->last_kept;
-	entry = bound_users_lookup(bound->users, user);
-	if (entry != NULL)
+	bound->group_users = MemoryContextAllocHuge(bound->context,
+												Max(ngroups, 1) * sizeof(int64));
+	memset(bound->group_users, 0, Max(ngroups, 1) * sizeof(int64));
+	if (bound->groups_per_user == 1)
 	{
-		uint64		value = pair_value(bound, &cache->bytes);
+		bound_users_iterator iterator;
+		BoundUser  *entry;
 
-		if (bound->groups_per_user == 1)
-			kept = (entry->smallest & ~SEEN_MARK) == value ? &entry->smallest : NULL;
-		else
-		{
-			uint64	   *row = value_row(bound, entry->row);
-
-			for (uint64 i = 1; i <= row[0] && kept == NULL; i++)
-				if ((row[i] & ~SEEN_MARK) == value)
-					kept = &row[i];
-		}
+		bound_users_start_iterate(bound->users, &iterator);
+		while ((entry = bound_users_iterate(bound->users, &iterator)) != NULL)
+			bound->group_users[entry->group_or_row]++;
 	}
-	bound->last_pair.len = 0;
-	append_bytes(&bound->last_pair, cache->bytes.data, cache->bytes.len);
-	bound->last_kept = kept;
-	return kept;
+	else
+		for (Size r = 0; r < bound->value_rows; r++)
+		{
+			uint64	   *row = value_row(bound, r);
+			uint32	   *groups = row_groups(bound, row);
+
+			for (uint64 i = 0; i < row[0]; i++)
+				bound->group_users[groups[i]]++;
+		}
 }
 
 PG_FUNCTION_INFO_V1(uldp_group_member);
@@ -572,50 +623,55 @@ PG_FUNCTION_INFO_V1(uldp_group_member);
 /*
  * uldp.group_member(slot bigint, k int, user_id anyelement, VARIADIC keys
  * "any") returns anyelement: the user id if its user keeps the row's group,
- * else NULL.
+ * else NULL.  Nobody keeps a group before registration is complete.
  */
 Datum
 uldp_group_member(PG_FUNCTION_ARGS)
 {
-	if (kept_value(fcinfo) == NULL)
+	CallCache  *cache = call_cache(fcinfo);
+	UldpGroupBound *bound = cache->bound;
+	uint64		user;
+
+	if (!bound->complete || PG_ARGISNULL(2))
+		PG_RETURN_NULL();
+	/* no user has more than k groups: every registered pair is kept */
+	if (bound->dropped->members == 0)
+		PG_RETURN_DATUM(PG_GETARG_DATUM(2));
+	if (!pair_bytes(fcinfo, cache, &user))
+		PG_RETURN_NULL();
+	if (bound->last_pair.len != cache->bytes.len ||
+		memcmp(bound->last_pair.data, cache->bytes.data, cache->bytes.len) != 0)
+	{
+		bound->last_kept = dropped_values_lookup(bound->dropped,
+												 pair_value(bound, &cache->bytes)) == NULL;
+		bound->last_pair.len = 0;
+		append_bytes(&bound->last_pair, cache->bytes.data, cache->bytes.len);
+	}
+	if (!bound->last_kept)
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(PG_GETARG_DATUM(2));
 }
 
-PG_FUNCTION_INFO_V1(uldp_group_first);
+PG_FUNCTION_INFO_V1(uldp_group_users);
 
 /*
- * uldp.group_first(slot bigint, k int, user_id anyelement, VARIADIC keys
- * "any") returns anyelement: the user id on the first row of the run whose
- * user keeps the row's group, else NULL.
+ * uldp.group_users(slot bigint, k int, user_id anyelement, VARIADIC keys
+ * "any") returns bigint: the number of users that keep the row's group, or
+ * NULL on a row without a user (and before registration is complete).
  */
 Datum
-uldp_group_first(PG_FUNCTION_ARGS)
+uldp_group_users(PG_FUNCTION_ARGS)
 {
-	uint64	   *kept = kept_value(fcinfo);
+	CallCache  *cache = call_cache(fcinfo);
+	UldpGroupBound *bound = cache->bound;
+	uint64		user;
+	uint32		group;
 
-	if (kept == NULL || (*kept & SEEN_MARK) != 0)
+	if (!bound->complete || !pair_bytes(fcinfo, cache, &user))
 		PG_RETURN_NULL();
-	*kept |= SEEN_MARK;
-	PG_RETURN_DATUM(PG_GETARG_DATUM(2));
-}
-
-/*
- * A new run of the grouped release (a rescan): the registry stays, every
- * pair is unseen again.
- */
-void
-uldp_group_bound_restart(UldpGroupBound *bound)
-{
-	bound_users_iterator iterator;
-	BoundUser  *entry;
-
-	bound_users_start_iterate(bound->users, &iterator);
-	while ((entry = bound_users_iterate(bound->users, &iterator)) != NULL)
-		entry->smallest &= ~SEEN_MARK;
-	for (Size i = 0; i < (Size) bound->value_rows * (bound->groups_per_user + 1); i++)
-		if (i % (bound->groups_per_user + 1) != 0)
-			bound->values[i] &= ~SEEN_MARK;
+	group = uldp_group_names_find(bound->names, GROUP_NAME(&cache->bytes),
+								  GROUP_NAME_LENGTH(&cache->bytes));
+	PG_RETURN_INT64(group == ULDP_NO_GROUP ? 0 : bound->group_users[group]);
 }
 
 PG_FUNCTION_INFO_V1(uldp_group_registered);
@@ -623,7 +679,8 @@ PG_FUNCTION_INFO_V1(uldp_group_registered);
 /*
  * uldp.group_registered(slot bigint, rows bigint) returns boolean: marks the
  * registration of the grouped release complete (its argument, a count of
- * the registered rows, was computed by reading them all); always true.
+ * the registered rows, was computed by reading them all) and counts the
+ * users of every group; always true.
  */
 Datum
 uldp_group_registered(PG_FUNCTION_ARGS)
@@ -633,7 +690,13 @@ uldp_group_registered(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		elog(ERROR, "uldp.group_registered called without a slot");
 	bound = find_bound(PG_GETARG_INT64(0), fcinfo->flinfo->fn_mcxt);
-	register_flush(bound);
-	bound->complete = true;
+	if (!bound->complete)
+	{
+		/* the buffered pairs, then the pairs that this defers */
+		register_flush(bound);
+		register_flush(bound);
+		count_group_users(bound);
+		bound->complete = true;
+	}
 	PG_RETURN_BOOL(true);
 }

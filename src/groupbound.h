@@ -8,6 +8,7 @@
 #ifndef ULDP_GROUPBOUND_H
 #define ULDP_GROUPBOUND_H
 
+#include "nodes/pg_list.h"
 #include "utils/palloc.h"
 
 /* uldp.max_groups_per_user */
@@ -20,8 +21,8 @@ typedef struct UldpGroupBound UldpGroupBound;
 
 extern UldpGroupBound *uldp_group_bound_create(int64 slot, int groups_per_user,
 											   MemoryContext context);
-extern void uldp_group_bound_restart(UldpGroupBound *bound);
-extern double uldp_group_bound_bytes_per_row(int groups_per_user);
+extern double uldp_group_bound_name_bytes(List *key_types);
+extern double uldp_group_bound_bytes_per_row(int groups_per_user, double name_bytes);
 extern int64 uldp_group_bound_next_slot(void);
 
 #endif							/* ULDP_GROUPBOUND_H */

@@ -15,7 +15,7 @@
  *	WHERE f AND (SELECT uldp.group_registered(s, count(*)) FROM t
  *				 WHERE f AND uldp.group_register(s, k, user_id, keys))
  *	GROUP BY keys
- *	HAVING CASE WHEN uldp.group_selected(uldp.group_first(s, k, user_id, keys),
+ *	HAVING CASE WHEN uldp.group_selected(uldp.group_users(s, k, user_id, keys),
  *										 sel_eps, sel_delta)
  *		   THEN h ELSE false END
  *
@@ -26,9 +26,8 @@
  *	- group_register and group_member (groupbound.c) keep every user in at
  *	  most k groups, a uniformly random subset of its groups;
  *	- group_selected (selection.c) lets a group appear only if a noisy
- *	  count of its users passes a threshold derived from delta; it counts
- *	  the rows for which group_first returns the user id, the first row of
- *	  each user that keeps the group;
+ *	  count of its users passes a threshold derived from delta; the count,
+ *	  of the users that keep the group, comes from group_users;
  *	- every uldp aggregate of the level, selection included, releases with
  *	  epsilon / k (and delta / k) per group (statement.c), while the
  *	  statement is charged its epsilon, once, before reading.
@@ -67,6 +66,7 @@
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
@@ -101,10 +101,10 @@ uldp_function(const char *name, int nargs, const Oid *argtypes)
 	return lookup_uldp_function(name, nargs, argtypes, false);
 }
 
-/* the arguments of uldp.group_selected: first, epsilon, delta */
+/* the arguments of uldp.group_selected: users, epsilon, delta */
 static const Oid selection_argtypes[] = {ANYELEMENTOID, FLOAT8OID, FLOAT8OID};
 
-/* the arguments of group_register, group_member and group_first: slot, k, user, VARIADIC keys */
+/* the arguments of the grouping functions: slot, k, user, VARIADIC keys */
 static const Oid grouping_argtypes[] = {INT8OID, INT4OID, ANYELEMENTOID, ANYOID};
 
 static Oid
@@ -113,11 +113,12 @@ grouping_function_oid(const char *name)
 	return uldp_function(name, lengthof(grouping_argtypes), grouping_argtypes);
 }
 
-/* uldp.group_register, group_member or group_first (s, k, user, keys...) */
+/* uldp.group_register, group_member or group_users (s, k, user, keys...) */
 static Expr *
 grouping_call(const char *name, int64 slot, int k, Expr *user, List *keys)
 {
-	bool		member = strcmp(name, "group_register") != 0;
+	Oid			result = strcmp(name, "group_member") == 0 ? exprType((Node *) user) :
+		strcmp(name, "group_users") == 0 ? INT8OID : BOOLOID;
 	List	   *args = list_make3(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
 											Int64GetDatum(slot), false, FLOAT8PASSBYVAL),
 								  makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
@@ -126,8 +127,8 @@ grouping_call(const char *name, int64 slot, int k, Expr *user, List *keys)
 
 	args = list_concat(args, copyObject(keys));
 	return (Expr *) makeFuncExpr(grouping_function_oid(name),
-								 member ? exprType((Node *) user) : BOOLOID, args,
-								 member ? exprCollation((Node *) user) : InvalidOid,
+								 result, args,
+								 result == exprType((Node *) user) ? exprCollation((Node *) user) : InvalidOid,
 								 InvalidOid, COERCE_EXPLICIT_CALL);
 }
 
@@ -182,9 +183,42 @@ uldp_selection_oid(void)
 	return lookup_uldp_function("group_selected", lengthof(selection_argtypes), selection_argtypes, true);
 }
 
-/* uldp.group_selected(first, epsilon, delta) */
+/*
+ * Refuses a level whose rows could differ between two readings: the rows a
+ * grouped release aggregates must be the rows it registered (groupbound.c
+ * keeps every pair that registration did not drop), so the level's FROM
+ * and WHERE, read twice under one snapshot, must give the same rows: no
+ * volatile function, no sample, no foreign table (which another server may
+ * answer differently).
+ */
+static void
+refuse_unrepeatable(Query *query)
+{
+	bool		found = contain_volatile_functions((Node *) query->jointree) ||
+		contain_volatile_functions((Node *) query->cteList);
+	ListCell   *lc;
+
+	foreach(lc, query->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+		if (rte->tablesample != NULL ||
+			(rte->rtekind == RTE_RELATION && rte->relkind == RELKIND_FOREIGN_TABLE))
+			refuse("a grouped uldp release cannot read a sample or a foreign table",
+				   "A grouped release reads its rows twice, and both readings must give the same rows: release over local tables, without TABLESAMPLE.");
+		found = found || contain_volatile_functions((Node *) rte->securityQuals) ||
+			(rte->rtekind == RTE_SUBQUERY && contain_volatile_functions((Node *) rte->subquery)) ||
+			(rte->rtekind == RTE_FUNCTION && contain_volatile_functions((Node *) rte->functions)) ||
+			(rte->rtekind == RTE_VALUES && contain_volatile_functions((Node *) rte->values_lists));
+	}
+	if (found)
+		refuse("the rows of a grouped uldp release cannot depend on volatile functions",
+			   "A grouped release reads its rows twice, and both readings must give the same rows: filter and join with stable expressions, without random() or other volatile functions.");
+}
+
+/* uldp.group_selected(users, epsilon, delta) */
 static Aggref *
-selection_aggref(Expr *first)
+selection_aggref(Expr *users)
 {
 	Aggref	   *aggref = makeNode(Aggref);
 
@@ -192,8 +226,8 @@ selection_aggref(Expr *first)
 	aggref->aggtype = BOOLOID;
 	aggref->aggcollid = InvalidOid;
 	aggref->inputcollid = InvalidOid;
-	aggref->aggargtypes = list_make3_oid(exprType((Node *) first), FLOAT8OID, FLOAT8OID);
-	aggref->args = list_make3(makeTargetEntry(first, 1, NULL, false),
+	aggref->aggargtypes = list_make3_oid(INT8OID, FLOAT8OID, FLOAT8OID);
+	aggref->args = list_make3(makeTargetEntry(users, 1, NULL, false),
 							  makeTargetEntry((Expr *) makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
 																 Float8GetDatum(uldp_group_selection_epsilon),
 																 false, FLOAT8PASSBYVAL), 2, NULL, false),
@@ -452,6 +486,7 @@ uldp_grouping_rewrite(Query *query)
 		keys = lappend(keys, key);
 	}
 
+	refuse_unrepeatable(query);
 	slot = uldp_group_bound_next_slot();
 	public = public_keys(query, keys);
 	registered = registration(query, slot, k, user, keys, public);
@@ -467,7 +502,7 @@ uldp_grouping_rewrite(Query *query)
 		entry->expr = grouping_call("group_member", slot, k, entry->expr, keys);
 	}
 	if (public == NULL)
-		query->havingQual = selected_first(selection_aggref(grouping_call("group_first", slot, k,
+		query->havingQual = selected_first(selection_aggref(grouping_call("group_users", slot, k,
 																		  user, keys)),
 										   query->havingQual);
 }
@@ -475,17 +510,19 @@ uldp_grouping_rewrite(Query *query)
 /*
  * Was "aggref" (whose user argument is its argument number user_arg)
  * rewritten by uldp_grouping_rewrite()?  Then *slot and *k receive its
- * release's slot and bound.  Partition selection (uldp.group_selected)
- * counts rows, one per user, through group_first; every other aggregate
- * reads its users through group_member.
+ * release's slot and bound, and *key_types the types of its grouping keys.
+ * Partition selection (uldp.group_selected) reads the number of users of
+ * each row's group from group_users; every other aggregate reads its users
+ * through group_member.
  */
 bool
-uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k)
+uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k, List **key_types)
 {
-	const char *wrapper = aggref->aggfnoid == uldp_selection_oid() ? "group_first" : "group_member";
+	const char *wrapper = aggref->aggfnoid == uldp_selection_oid() ? "group_users" : "group_member";
 	FuncExpr   *member;
 	Const	   *slot_arg;
 	Const	   *k_arg;
+	ListCell   *lc;
 
 	if (user_arg < 0 || user_arg >= list_length(aggref->args))
 		return false;
@@ -499,6 +536,9 @@ uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k)
 		return false;
 	*slot = DatumGetInt64(slot_arg->constvalue);
 	*k = DatumGetInt32(k_arg->constvalue);
+	*key_types = NIL;
+	for_each_from(lc, member->args, 3)
+		*key_types = lappend_oid(*key_types, exprType(lfirst(lc)));
 	return *k >= 1 && *k <= ULDP_MAX_GROUPS_PER_USER;
 }
 

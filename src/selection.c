@@ -6,7 +6,7 @@
  * Without public keys, a group's very presence depends on its users.  The
  * grouped rewrite (grouping.c) adds to the query's HAVING clause
  *
- *	uldp.group_selected(uldp.group_first(<slot, k, user id, keys>),
+ *	uldp.group_selected(uldp.group_users(<slot, k, user id, keys>),
  *						 epsilon, delta)
  *
  * an aggregate that is true when the group's users that keep it, n, plus
@@ -14,11 +14,13 @@
  * appears.  Its epsilon and delta are the statement's (uldp.group_selection_
  * epsilon and _delta, charged once), and each group uses epsilon / k and
  * delta / k of them (statement.c), k = uldp.max_groups_per_user.
- * group_first (groupbound.c) returns the user id on the first row of each
- * user that keeps the group, and NULL on every other row, so n is a count
- * of non-NULL rows: selection needs no table of users.  statement.c
- * refuses group_selected over anything else (counting rows would let a
- * user count many times).
+ * group_users (groupbound.c) gives, on each row, the number of users that
+ * keep the row's group, counted when registration completed: selection
+ * needs no table of users.  A group that GROUP BY holds equal but whose
+ * rows have keys of different bytes (1.0 and 1.00) is several groups there;
+ * n is the largest of their counts, which changes by at most one with a
+ * user (fewer users than keep the group in all: only less likely to
+ * appear).  statement.c refuses group_selected over anything else.
  *
  * Privacy.  Adding or removing a user changes n by one in at most k groups,
  * those it keeps, and nothing else: in the groups it does not keep its rows
@@ -96,8 +98,8 @@ uldp_selection_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 PG_FUNCTION_INFO_V1(uldp_selection_transfn);
 
 /*
- * uldp.group_selected's transition: counts the rows with a user, one per
- * user that keeps the group (group_first).
+ * uldp.group_selected's transition: the largest number of users that
+ * group_users gives a row of the group.
  */
 Datum
 uldp_selection_transfn(PG_FUNCTION_ARGS)
@@ -110,7 +112,7 @@ uldp_selection_transfn(PG_FUNCTION_ARGS)
 	users = PG_ARGISNULL(0) ? MemoryContextAllocZero(aggcontext, sizeof(int64)) :
 		(int64 *) PG_GETARG_POINTER(0);
 	if (!PG_ARGISNULL(1))
-		(*users)++;
+		*users = Max(*users, PG_GETARG_INT64(1));
 	PG_RETURN_POINTER(users);
 }
 

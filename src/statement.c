@@ -124,6 +124,7 @@ typedef struct ReleaseNode
 	const ReleaseKind **kinds;	/* by aggno */
 	int			groups_per_user;	/* k of a grouped release, else 1 */
 	UldpGroupBound *group_bound;	/* a grouped release's registry */
+	double		group_name_bytes;	/* the longest name of one of its groups */
 	bool		bounded;		/* reads a protected table: no limit checks */
 	RowBound	bound;			/* the rows it can read from protected tables */
 	bool		finalizes;		/* releases (not only partial states) */
@@ -424,14 +425,17 @@ prepare_grouping(AggState *aggstate, ReleaseNode *node, Oid extension)
 		Aggref	   *aggref = aggstate->peragg[i].aggref;
 		int64		aggref_slot;
 		int			k;
+		List	   *key_types;
 
 		if (!extension_member(aggref->aggfnoid, extension))
 			continue;
-		if (!uldp_grouped_call(aggref, uldp_user_argument(aggref->aggfnoid), &aggref_slot, &k) ||
+		if (!uldp_grouped_call(aggref, uldp_user_argument(aggref->aggfnoid), &aggref_slot, &k,
+							   &key_types) ||
 			(slot != 0 && (aggref_slot != slot || k != node->groups_per_user)))
 			refuse_grouping("Its uldp aggregates were not rewritten for grouping when it was planned.");
 		slot = aggref_slot;
 		node->groups_per_user = k;
+		node->group_name_bytes = uldp_group_bound_name_bytes(key_types);
 	}
 	if (!uldp_grouping_registered_first(aggstate, slot))
 		refuse_grouping("The plan does not register every row before it aggregates the first.");
@@ -446,6 +450,9 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 	Agg		   *agg = (Agg *) aggstate->ss.ps.plan;
 	ReleaseNode *node = NULL;
 	int			first_release = -1;
+	int64		selection_slot;
+	int			selection_k;
+	List	   *selection_keys;
 
 	if (find_node((PlanState *) aggstate) != NULL)
 		return;
@@ -456,9 +463,10 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 
 		if (!extension_member(peragg->aggref->aggfnoid, uldp_extension(context)))
 			continue;
-		/* partition selection counts rows: only grouped, one row per user */
+		/* partition selection reads the users of each group from group_users */
 		if (peragg->aggref->aggfnoid == uldp_selection_oid() &&
-			aggstate->aggstrategy == AGG_PLAIN && agg->numCols == 0)
+			!uldp_grouped_call(peragg->aggref, uldp_user_argument(peragg->aggref->aggfnoid),
+							   &selection_slot, &selection_k, &selection_keys))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("uldp.group_selected runs only inside the grouped releases that uldp rewrites"),
@@ -495,7 +503,7 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 			/* a grouped release's registry, counted with its first aggregate */
 			if (node->group_bound != NULL && i == first_release)
 				context->bounded_bytes += node->bound.rows *
-					uldp_group_bound_bytes_per_row(node->groups_per_user);
+					uldp_group_bound_bytes_per_row(node->groups_per_user, node->group_name_bytes);
 			if (context->bounded_bytes > (double) uldp_max_state_memory * 1024)
 				ereport(ERROR,
 						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -574,9 +582,6 @@ exec_release_node(PlanState *planstate)
 			uldp_charge(node->functions, node->epsilon, node->delta, node->statement->text);
 			node->runs_paid++;
 		}
-		/* a grouped release's rerun counts the users of each group anew */
-		if (node->group_bound != NULL && node->runs_started > 0)
-			uldp_group_bound_restart(node->group_bound);
 		node->runs_started++;
 		node->running = true;
 	}

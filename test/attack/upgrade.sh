@@ -11,7 +11,7 @@
 # READ_WRITE (the four aggregates created anew) and keeps every ledger row and budget; 0.7 adds the
 # local protocol's functions and tables (kept by pg_dump), keeps every ledger row and budget, and
 # runs a round without charging any budget; 0.8 adds the functions of grouped releases
-# (group_register, group_member, group_first, the aggregate group_selected) and their three GUCs, keeps every
+# (group_register, group_member, group_users, the aggregate group_selected) and their three GUCs, keeps every
 # ledger row and budget, and runs a grouped release charged once, with partition selection.
 #
 # The library is always the newest, whose budget worker calls the 0.4 uldp._charge: before 0.4
@@ -169,9 +169,9 @@ sql -c 'ALTER EXTENSION uldp UPDATE' || exit 1
 is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.8" "updated to 0.8 (the default version)"
 is "$(ledger_and_budgets)" "$state_07" "0.8 keeps every ledger row and budget"
 is "$(sql -c "SELECT count(*) FROM (VALUES ('uldp.group_register(bigint, int, anyelement, \"any\")'),
-    ('uldp.group_member(bigint, int, anyelement, \"any\")'), ('uldp.group_first(bigint, int, anyelement, \"any\")'),
+    ('uldp.group_member(bigint, int, anyelement, \"any\")'), ('uldp.group_users(bigint, int, anyelement, \"any\")'),
     ('uldp.group_selected(anyelement, float8, float8)')) f(name)
-    WHERE to_regprocedure(name) IS NOT NULL")" "4" "0.8 adds group_register, group_member, group_first and group_selected"
+    WHERE to_regprocedure(name) IS NOT NULL")" "4" "0.8 adds group_register, group_member, group_users and group_selected"
 is "$(sql -c "SELECT string_agg(name || '=' || setting, ',' ORDER BY name) FROM pg_settings
     WHERE name IN ('uldp.max_groups_per_user', 'uldp.group_selection_epsilon', 'uldp.group_selection_delta')")" \
     "uldp.group_selection_delta=1e-08,uldp.group_selection_epsilon=0.25,uldp.max_groups_per_user=1" \

@@ -133,10 +133,11 @@ done
 REPORT+="
 
 Grouped releases read their rows twice (a subquery registers each user's groups before the first
-row is aggregated: doc/privacy.md), check each row's group for its user in every aggregate and in
-partition selection, and run without parallel workers (the grouping functions are parallel
-unsafe); PostgreSQL's own GROUP BY reads once, in parallel when allowed. The ungrouped rows are
-the same engine as doc/benchmark.md's."
+row is aggregated: doc/privacy.md), then keep every row whose (user, group) pair registration did
+not drop (no lookup at all when no user has more than k groups, as here) and read each group's
+count of users for partition selection from the registry. They run without parallel workers (the
+grouping functions are parallel unsafe); PostgreSQL's own GROUP BY reads once, in parallel when
+allowed. The ungrouped rows are the same engine as doc/benchmark.md's."
 
 printf '%s\n' "$REPORT"
 if [ "$DOC" != /dev/null ]; then

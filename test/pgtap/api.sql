@@ -201,7 +201,7 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    'quantile_deserialfn', 'quantile_finalfn',
                                    'ldp_round', 'ldp_round_info', 'ldp_report', 'ldp_submit', 'ldp_result',
                                    'ldp_sgd_step', 'ldp_ingest', 'shuffle_epsilon',
-                                   'group_register', 'group_member', 'group_first', 'selection_transfn',
+                                   'group_register', 'group_member', 'group_users', 'selection_transfn',
                                    'selection_finalfn', 'group_selected',
                                    'group_registered', 'set_public_groups'],
     'schema uldp has exactly the expected functions');
@@ -218,21 +218,21 @@ SELECT function_returns('uldp', 'group_member', ARRAY['bigint', 'integer', 'anye
 SELECT is((SELECT array_agg(p.proname || '/' || p.provolatile::text || p.proparallel::text || '/' || p.provariadic::regtype::text
                             ORDER BY p.proname)
            FROM pg_proc p WHERE p.pronamespace = 'uldp'::regnamespace
-             AND p.proname IN ('group_register', 'group_member', 'group_first')),
-    ARRAY['group_first/vu/"any"', 'group_member/vu/"any"', 'group_register/vu/"any"'],
-    'group_register, group_member and group_first are volatile, parallel unsafe and variadic "any"');
+             AND p.proname IN ('group_register', 'group_member', 'group_users')),
+    ARRAY['group_member/vu/"any"', 'group_register/vu/"any"', 'group_users/vu/"any"'],
+    'group_register, group_member and group_users are volatile, parallel unsafe and variadic "any"');
 SELECT is_aggregate('uldp', 'group_selected', ARRAY['anyelement', 'double precision', 'double precision'],
     'uldp.group_selected(user_id, epsilon, delta) is an aggregate');
 SELECT is((SELECT a.aggtransfn::regprocedure::text || ' ' || a.aggfinalfn::regproc::text || ' ' || a.aggfinalmodify::text
            FROM pg_aggregate a WHERE a.aggfnoid = 'uldp.group_selected(anyelement, float8, float8)'::regprocedure),
     'uldp.selection_transfn(internal,anyelement,double precision,double precision) uldp.selection_finalfn r',
-    'uldp.group_selected counts the rows that group_first gives a user and decides in a read-only final function');
+    'uldp.group_selected reads the users of each group from group_users and decides in a read-only final function');
 SELECT throws_ok($$SELECT uldp.group_selected(1, 1, 1e-8)$$, NULL,
     'uldp.group_selected runs only inside the grouped releases that uldp rewrites',
     'uldp.group_selected called by hand, where it would count rows, is refused before reading');
 SELECT ok(has_function_privilege('uldp_tap_api_nobody', 'uldp.group_register(bigint, int, anyelement, "any")', 'EXECUTE')
           AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_member(bigint, int, anyelement, "any")', 'EXECUTE')
-          AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_first(bigint, int, anyelement, "any")', 'EXECUTE')
+          AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_users(bigint, int, anyelement, "any")', 'EXECUTE')
           AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_selected(anyelement, float8, float8)', 'EXECUTE'),
     'PUBLIC can execute the functions of the grouped rewrite');
 SELECT throws_ok($$SELECT uldp.group_member(123456789, 1, 1, 'a')$$, NULL,
