@@ -82,8 +82,12 @@ user_hash(uint64 id)
 /* working memory of a release, per user: 4 arrays of doubles or keys
  * (range.c) and one byte per segment of the exponential mechanism */
 #define RELEASE_BYTES_PER_USER (4 * sizeof(double) + 2)
-/* users a new table has room for */
-#define INITIAL_USERS 1024
+/*
+ * users a new table has room for: few, since a grouped release makes one
+ * state per group, and many groups have few users (a big table grows in a
+ * few doublings)
+ */
+#define INITIAL_USERS 64
 /* rows buffered while their user's bucket is prefetched */
 #define PENDING_ROWS 8
 /* a serialized user: count, sum, id */
