@@ -305,6 +305,17 @@ find_bound(int64 slot, MemoryContext call_context)
 	return NULL;
 }
 
+/* entries of a call site's memo of group numbers */
+#define GROUP_MEMO_SIZE 16
+
+/* a by-value key and its group's number */
+typedef struct GroupMemo
+{
+	bool		valid;
+	Datum		key;
+	uint32		group;
+} GroupMemo;
+
 /* What a call site of a grouping function keeps between rows. */
 typedef struct CallCache
 {
@@ -315,6 +326,13 @@ typedef struct CallCache
 	int16	   *typlen;
 	bool	   *byval;
 	StringInfoData bytes;
+	/*
+	 * One by-value key (a date, an integer): the group numbers of the last
+	 * keys seen, so that most rows find their group without naming it; the
+	 * names of two equal by-value keys are equal.
+	 */
+	bool		memo_usable;
+	GroupMemo	memo[GROUP_MEMO_SIZE];
 } CallCache;
 
 /* Arguments: slot, k, user id, then the grouping keys. */
@@ -342,6 +360,7 @@ call_cache(FunctionCallInfo fcinfo)
 			get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, FIRST_KEY_ARG + i),
 							&cache->typlen[i], &cache->byval[i]);
 		initStringInfo(&cache->bytes);
+		cache->memo_usable = cache->nkeys == 1 && cache->byval[0];
 		fcinfo->flinfo->fn_extra = cache;
 		MemoryContextSwitchTo(old);
 	}
@@ -431,6 +450,21 @@ pair_value(const UldpGroupBound *bound, StringInfo bytes)
 /* The group's part of a pair's name: what follows the user's key. */
 #define GROUP_NAME(bytes) ((bytes)->data + sizeof(uint64))
 #define GROUP_NAME_LENGTH(bytes) ((bytes)->len - sizeof(uint64))
+
+/*
+ * The memo entry for the row's key, when the call site has a memo and the
+ * key is not NULL; else NULL.
+ */
+static inline GroupMemo *
+group_memo(FunctionCallInfo fcinfo, CallCache *cache)
+{
+	Datum		key;
+
+	if (!cache->memo_usable || PG_ARGISNULL(FIRST_KEY_ARG))
+		return NULL;
+	key = PG_GETARG_DATUM(FIRST_KEY_ARG);
+	return &cache->memo[(uint32) uldp_mix64((uint64) key) % GROUP_MEMO_SIZE];
+}
 
 /*
  * A user's row of the values array (k > 1): its count of values n, then k
@@ -575,13 +609,26 @@ uldp_group_register(PG_FUNCTION_ARGS)
 	if (!bound->complete && pair_bytes(fcinfo, cache, &user))
 	{
 		uint32		hash = bound_user_hash(user);
+		GroupMemo  *memo = group_memo(fcinfo, cache);
+		uint32		group;
 
 		__builtin_prefetch(&bound->users->data[hash & bound->users->sizemask]);
+		if (memo != NULL && memo->valid && memo->key == PG_GETARG_DATUM(FIRST_KEY_ARG))
+			group = memo->group;
+		else
+		{
+			group = uldp_group_names_add(bound->names, GROUP_NAME(&cache->bytes),
+										 GROUP_NAME_LENGTH(&cache->bytes));
+			if (memo != NULL)
+			{
+				memo->valid = true;
+				memo->key = PG_GETARG_DATUM(FIRST_KEY_ARG);
+				memo->group = group;
+			}
+		}
 		bound->pending[bound->npending].user = user;
 		bound->pending[bound->npending].value = pair_value(bound, &cache->bytes);
-		bound->pending[bound->npending].group =
-			uldp_group_names_add(bound->names, GROUP_NAME(&cache->bytes),
-								 GROUP_NAME_LENGTH(&cache->bytes));
+		bound->pending[bound->npending].group = group;
 		bound->pending[bound->npending].hash = hash;
 		if (++bound->npending == PENDING_PAIRS)
 			register_flush(bound);
@@ -664,14 +711,32 @@ uldp_group_users(PG_FUNCTION_ARGS)
 {
 	CallCache  *cache = call_cache(fcinfo);
 	UldpGroupBound *bound = cache->bound;
+	GroupMemo  *memo = group_memo(fcinfo, cache);
 	uint64		user;
 	uint32		group;
 
-	if (!bound->complete || !pair_bytes(fcinfo, cache, &user))
+	if (!bound->complete)
+		PG_RETURN_NULL();
+	if (memo != NULL && memo->valid && memo->key == PG_GETARG_DATUM(FIRST_KEY_ARG))
+	{
+		if (PG_ARGISNULL(2) ||
+			!uldp_user_key(PG_GETARG_DATUM(2), cache->user_byval, cache->user_typlen, &user))
+			PG_RETURN_NULL();
+		PG_RETURN_INT64(bound->group_users[memo->group]);
+	}
+	if (!pair_bytes(fcinfo, cache, &user))
 		PG_RETURN_NULL();
 	group = uldp_group_names_find(bound->names, GROUP_NAME(&cache->bytes),
 								  GROUP_NAME_LENGTH(&cache->bytes));
-	PG_RETURN_INT64(group == ULDP_NO_GROUP ? 0 : bound->group_users[group]);
+	if (group == ULDP_NO_GROUP)
+		PG_RETURN_INT64(0);
+	if (memo != NULL)
+	{
+		memo->valid = true;
+		memo->key = PG_GETARG_DATUM(FIRST_KEY_ARG);
+		memo->group = group;
+	}
+	PG_RETURN_INT64(bound->group_users[group]);
 }
 
 PG_FUNCTION_INFO_V1(uldp_group_registered);
