@@ -305,16 +305,15 @@ find_bound(int64 slot, MemoryContext call_context)
 	return NULL;
 }
 
-/* entries of a call site's memo of group numbers, and the longest name it holds */
-#define GROUP_MEMO_SIZE 64
-#define GROUP_MEMO_NAME_BYTES 24
+/* entries of a call site's memo of group numbers */
+#define GROUP_MEMO_SIZE 16
 
-/* a short group name and its number */
+/* a by-value key and its group's number */
 typedef struct GroupMemo
 {
-	uint32		length;			/* 0: empty (every name has a NULL flag) */
+	bool		valid;
+	Datum		key;
 	uint32		group;
-	char		name[GROUP_MEMO_NAME_BYTES];
 } GroupMemo;
 
 /* What a call site of a grouping function keeps between rows. */
@@ -328,9 +327,11 @@ typedef struct CallCache
 	bool	   *byval;
 	StringInfoData bytes;
 	/*
-	 * the numbers of the last short names seen: most rows find their group
-	 * here, without hashing its name (groupnames.c)
+	 * One by-value key (a date, an integer): the group numbers of the last
+	 * keys seen, so that most rows find their group without naming it; the
+	 * names of two equal by-value keys are equal.
 	 */
+	bool		memo_usable;
 	GroupMemo	memo[GROUP_MEMO_SIZE];
 } CallCache;
 
@@ -359,6 +360,7 @@ call_cache(FunctionCallInfo fcinfo)
 			get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, FIRST_KEY_ARG + i),
 							&cache->typlen[i], &cache->byval[i]);
 		initStringInfo(&cache->bytes);
+		cache->memo_usable = cache->nkeys == 1 && cache->byval[0];
 		fcinfo->flinfo->fn_extra = cache;
 		MemoryContextSwitchTo(old);
 	}
@@ -450,38 +452,18 @@ pair_value(const UldpGroupBound *bound, StringInfo bytes)
 #define GROUP_NAME_LENGTH(bytes) ((bytes)->len - sizeof(uint64))
 
 /*
- * The number of the row's group, named by cache->bytes after the user's key:
- * from the call site's memo, else from the registry's names (adding the
- * name if "add"); ULDP_NO_GROUP for a name never added.
+ * The memo entry for the row's key, when the call site has a memo and the
+ * key is not NULL; else NULL.
  */
-static uint32
-group_of_row(CallCache *cache, bool add)
+static inline GroupMemo *
+group_memo(FunctionCallInfo fcinfo, CallCache *cache)
 {
-	UldpGroupNames *names = cache->bound->names;
-	const char *name = GROUP_NAME(&cache->bytes);
-	uint32		length = GROUP_NAME_LENGTH(&cache->bytes);
-	GroupMemo  *memo = NULL;
-	uint32		group;
+	Datum		key;
 
-	if (length <= GROUP_MEMO_NAME_BYTES)
-	{
-		uint64		words[GROUP_MEMO_NAME_BYTES / sizeof(uint64)] = {0};
-
-		memcpy(words, name, length);
-		memo = &cache->memo[(uint32) uldp_mix64(words[0] ^ (words[1] * 31) ^ (words[2] * 961) ^ length) %
-							GROUP_MEMO_SIZE];
-		if (memo->length == length && memcmp(memo->name, name, length) == 0)
-			return memo->group;
-	}
-	group = add ? uldp_group_names_add(names, name, length) :
-		uldp_group_names_find(names, name, length);
-	if (memo != NULL && group != ULDP_NO_GROUP)
-	{
-		memo->length = length;
-		memo->group = group;
-		memcpy(memo->name, name, length);
-	}
-	return group;
+	if (!cache->memo_usable || PG_ARGISNULL(FIRST_KEY_ARG))
+		return NULL;
+	key = PG_GETARG_DATUM(FIRST_KEY_ARG);
+	return &cache->memo[(uint32) uldp_mix64((uint64) key) % GROUP_MEMO_SIZE];
 }
 
 /*
@@ -627,11 +609,26 @@ uldp_group_register(PG_FUNCTION_ARGS)
 	if (!bound->complete && pair_bytes(fcinfo, cache, &user))
 	{
 		uint32		hash = bound_user_hash(user);
+		GroupMemo  *memo = group_memo(fcinfo, cache);
+		uint32		group;
 
 		__builtin_prefetch(&bound->users->data[hash & bound->users->sizemask]);
+		if (memo != NULL && memo->valid && memo->key == PG_GETARG_DATUM(FIRST_KEY_ARG))
+			group = memo->group;
+		else
+		{
+			group = uldp_group_names_add(bound->names, GROUP_NAME(&cache->bytes),
+										 GROUP_NAME_LENGTH(&cache->bytes));
+			if (memo != NULL)
+			{
+				memo->valid = true;
+				memo->key = PG_GETARG_DATUM(FIRST_KEY_ARG);
+				memo->group = group;
+			}
+		}
 		bound->pending[bound->npending].user = user;
 		bound->pending[bound->npending].value = pair_value(bound, &cache->bytes);
-		bound->pending[bound->npending].group = group_of_row(cache, true);
+		bound->pending[bound->npending].group = group;
 		bound->pending[bound->npending].hash = hash;
 		if (++bound->npending == PENDING_PAIRS)
 			register_flush(bound);
@@ -714,13 +711,32 @@ uldp_group_users(PG_FUNCTION_ARGS)
 {
 	CallCache  *cache = call_cache(fcinfo);
 	UldpGroupBound *bound = cache->bound;
+	GroupMemo  *memo = group_memo(fcinfo, cache);
 	uint64		user;
 	uint32		group;
 
-	if (!bound->complete || !pair_bytes(fcinfo, cache, &user))
+	if (!bound->complete)
 		PG_RETURN_NULL();
-	group = group_of_row(cache, false);
-	PG_RETURN_INT64(group == ULDP_NO_GROUP ? 0 : bound->group_users[group]);
+	if (memo != NULL && memo->valid && memo->key == PG_GETARG_DATUM(FIRST_KEY_ARG))
+	{
+		if (PG_ARGISNULL(2) ||
+			!uldp_user_key(PG_GETARG_DATUM(2), cache->user_byval, cache->user_typlen, &user))
+			PG_RETURN_NULL();
+		PG_RETURN_INT64(bound->group_users[memo->group]);
+	}
+	if (!pair_bytes(fcinfo, cache, &user))
+		PG_RETURN_NULL();
+	group = uldp_group_names_find(bound->names, GROUP_NAME(&cache->bytes),
+								  GROUP_NAME_LENGTH(&cache->bytes));
+	if (group == ULDP_NO_GROUP)
+		PG_RETURN_INT64(0);
+	if (memo != NULL)
+	{
+		memo->valid = true;
+		memo->key = PG_GETARG_DATUM(FIRST_KEY_ARG);
+		memo->group = group;
+	}
+	PG_RETURN_INT64(bound->group_users[group]);
 }
 
 PG_FUNCTION_INFO_V1(uldp_group_registered);
