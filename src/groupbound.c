@@ -482,6 +482,14 @@ row_groups(const UldpGroupBound *bound, uint64 *row)
 	return (uint32 *) (row + 1 + bound->groups_per_user);
 }
 
+/* Prefetches every cache line of a user's row (k > 1). */
+static inline void
+prefetch_row(const UldpGroupBound *bound, const uint64 *row)
+{
+	for (Size word = 0; word < bound->row_words; word += 64 / sizeof(uint64))
+		__builtin_prefetch(row + word);
+}
+
 /* A new, empty row of the values array, for a new user (k > 1). */
 static uint32
 new_value_row(UldpGroupBound *bound)
@@ -571,7 +579,7 @@ register_flush(UldpGroupBound *bound)
 		{
 			if (!found)
 				entry->group_or_row = new_value_row(bound);
-			__builtin_prefetch(value_row(bound, entry->group_or_row));
+			prefetch_row(bound, value_row(bound, entry->group_or_row));
 			bound->deferred[bound->ndeferred].row = entry->group_or_row;
 			bound->deferred[bound->ndeferred].value = value;
 			bound->deferred[bound->ndeferred].group = bound->pending[i].group;
