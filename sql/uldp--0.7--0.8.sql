@@ -43,7 +43,8 @@ CREATE FUNCTION uldp.set_public_groups(tab regclass, col name, keys anyarray)
 REVOKE ALL ON FUNCTION uldp.set_public_groups(regclass, name, anyarray) FROM PUBLIC;
 
 -- Marks a grouped release's registration complete: the last step of the
--- subquery that registers every row before the first one is aggregated.
-CREATE FUNCTION uldp.group_registered(slot bigint, rows bigint)
+-- subquery that registers every row before the first one is aggregated (its
+-- argument is the result of the scan that registered them).
+CREATE FUNCTION uldp.group_registered(slot bigint, read_all boolean)
 	RETURNS boolean AS 'MODULE_PATHNAME', 'uldp_group_registered'
 	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;

@@ -750,10 +750,10 @@ uldp_group_users(PG_FUNCTION_ARGS)
 PG_FUNCTION_INFO_V1(uldp_group_registered);
 
 /*
- * uldp.group_registered(slot bigint, rows bigint) returns boolean: marks the
- * registration of the grouped release complete (its argument, a count of
- * the registered rows, was computed by reading them all) and counts the
- * users of every group; always true.
+ * uldp.group_registered(slot bigint, read_all boolean) returns boolean:
+ * marks the registration of the grouped release complete (its argument is
+ * the result of the scan that registered every row, so it runs after it)
+ * and counts the users of every group; always true.
  */
 Datum
 uldp_group_registered(PG_FUNCTION_ARGS)

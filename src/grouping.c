@@ -12,8 +12,9 @@
  *
  *	SELECT keys, agg(x, uldp.group_member(s, k, user_id, keys), eps)
  *	FROM t
- *	WHERE f AND (SELECT uldp.group_registered(s, count(*)) FROM t
- *				 WHERE f AND uldp.group_register(s, k, user_id, keys))
+ *	WHERE f AND (SELECT uldp.group_registered(s,
+ *						(SELECT 1 FROM t WHERE f AND NOT uldp.group_register(s, k, user_id, keys))
+ *						IS NULL))
  *	GROUP BY keys
  *	HAVING CASE WHEN uldp.group_selected(uldp.group_users(s, k, user_id, keys),
  *										 sel_eps, sel_delta)
@@ -35,7 +36,11 @@
  * The registration subquery has no column of the outer level: PostgreSQL
  * runs it once, as an initplan, in the one-time filter that gates the
  * level's rows, so every row is registered before the first one is
- * aggregated, whatever the plan: hashed or sorted.  statement.c checks the
+ * aggregated, whatever the plan: hashed or sorted.  Its inner scan returns
+ * no row (NOT of group_register, which is always true: never the error of
+ * a subquery that returns two rows), so it reads every row of the level,
+ * and group_registered, whose argument is the scan's result, runs after it;
+ * no row leaves the scan, so registering costs no executor node per row.  statement.c checks the
  * plan before the statement runs; group_member keeps nobody until the
  * registration has completed.  The grouping functions are parallel unsafe,
  * so a grouped release runs in one process, with one registry.
@@ -46,8 +51,9 @@
  *
  *	SELECT k.key, agg(x, uldp.group_member(s, k, user_id, t.c), eps)
  *	FROM (VALUES <public keys>) k(key) LEFT JOIN t ON t.c = k.key AND f
- *	WHERE <clauses without columns> AND (SELECT uldp.group_registered(...)
- *		FROM t WHERE f AND t.c = ANY(<public keys>) AND group_register(...))
+ *	WHERE <clauses without columns> AND (SELECT uldp.group_registered(s,
+ *		(SELECT 1 FROM t WHERE f AND t.c = ANY(<public keys>)
+ *		 AND NOT group_register(...)) IS NULL))
  *	GROUP BY k.key HAVING h
  *
  * Rows with other keys are not read into any group.  An empty group's
@@ -100,6 +106,9 @@ uldp_function(const char *name, int nargs, const Oid *argtypes)
 {
 	return lookup_uldp_function(name, nargs, argtypes, false);
 }
+
+/* the arguments of uldp.group_registered: slot, whether every row was read */
+static const Oid registered_argtypes[] = {INT8OID, BOOLOID};
 
 /* the arguments of uldp.group_selected: users, epsilon, delta */
 static const Oid selection_argtypes[] = {ANYELEMENTOID, FLOAT8OID, FLOAT8OID};
@@ -243,40 +252,31 @@ selection_aggref(Expr *users)
 }
 
 /*
- * (SELECT uldp.group_registered(s, count(*)) FROM <the level's FROM>
- *	WHERE <its WHERE> [AND key = ANY(public keys)] AND uldp.group_register(...))
+ * (SELECT uldp.group_registered(s, (SELECT 1 FROM <the level's FROM>
+ *	WHERE <its WHERE> [AND key = ANY(public keys)] AND NOT uldp.group_register(...))
+ *	IS NULL))
  */
 static SubLink *
 registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *public)
 {
-	static const Oid argtypes[] = {INT8OID, INT8OID};
-	Query	   *sub = makeNode(Query);
+	Query	   *scan = makeNode(Query);
+	Query	   *done = makeNode(Query);
+	SubLink    *scan_link = makeNode(SubLink);
 	SubLink    *link = makeNode(SubLink);
-	Aggref	   *count = makeNode(Aggref);
+	NullTest   *nothing = makeNode(NullTest);
 	Node	   *quals;
 	Expr	   *registered;
 
-	count->aggfnoid = F_COUNT_;
-	count->aggtype = INT8OID;
-	count->aggstar = true;
-	count->aggkind = AGGKIND_NORMAL;
-	count->aggsplit = AGGSPLIT_SIMPLE;
-	count->aggno = -1;
-	count->aggtransno = -1;
-	count->location = -1;
-	registered = (Expr *) makeFuncExpr(uldp_function("group_registered", 2, argtypes), BOOLOID,
-									   list_make2(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
-															Int64GetDatum(slot), false,
-															FLOAT8PASSBYVAL),
-												  count),
-									   InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
-
-	sub->commandType = CMD_SELECT;
-	sub->querySource = QSRC_ORIGINAL;
-	sub->canSetTag = true;
-	sub->rtable = copyObject(query->rtable);
-	sub->jointree = copyObject(query->jointree);
-	quals = sub->jointree->quals;
+	/*
+	 * The scan: every row of the level, none returned (so no LIMIT: the
+	 * planner plans it for reading every row, as it will)
+	 */
+	scan->commandType = CMD_SELECT;
+	scan->querySource = QSRC_ORIGINAL;
+	scan->canSetTag = true;
+	scan->rtable = copyObject(query->rtable);
+	scan->jointree = copyObject(query->jointree);
+	quals = scan->jointree->quals;
 	if (public != NULL)
 	{
 		ScalarArrayOpExpr *any = makeNode(ScalarArrayOpExpr);
@@ -289,16 +289,41 @@ registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *pub
 		any->location = -1;
 		quals = make_and_qual(quals, (Node *) any);
 	}
-	sub->jointree->quals = make_and_qual(quals, (Node *) grouping_call("group_register", slot, k,
-																	   user, keys));
-	sub->targetList = list_make1(makeTargetEntry(registered, 1, pstrdup("registered"), false));
-	sub->hasAggs = true;
-	sub->hasSubLinks = query->hasSubLinks;
-	/* references to enclosing queries are one level further away in it */
-	IncrementVarSublevelsUp((Node *) sub, 1, 1);
+	scan->jointree->quals = make_and_qual(quals, (Node *) makeBoolExpr(NOT_EXPR,
+																	  list_make1(grouping_call("group_register", slot, k, user, keys)),
+																	  -1));
+	scan->targetList = list_make1(makeTargetEntry((Expr *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
+																	 Int32GetDatum(1), false, true),
+												  1, pstrdup("row"), false));
+	scan->hasSubLinks = query->hasSubLinks;
+	/* references to enclosing queries are two levels further away in it */
+	IncrementVarSublevelsUp((Node *) scan, 2, 1);
+	scan_link->subLinkType = EXPR_SUBLINK;
+	scan_link->subselect = (Node *) scan;
+	scan_link->location = -1;
+
+	/* then: uldp.group_registered(s, (scan) IS NULL) */
+	nothing->arg = (Expr *) scan_link;
+	nothing->nulltesttype = IS_NULL;
+	nothing->argisrow = false;
+	nothing->location = -1;
+	registered = (Expr *) makeFuncExpr(uldp_function("group_registered", lengthof(registered_argtypes),
+													 registered_argtypes),
+									   BOOLOID,
+									   list_make2(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+															Int64GetDatum(slot), false,
+															FLOAT8PASSBYVAL),
+												  nothing),
+									   InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	done->commandType = CMD_SELECT;
+	done->querySource = QSRC_ORIGINAL;
+	done->canSetTag = true;
+	done->jointree = makeFromExpr(NIL, NULL);
+	done->targetList = list_make1(makeTargetEntry(registered, 1, pstrdup("registered"), false));
+	done->hasSubLinks = true;
 
 	link->subLinkType = EXPR_SUBLINK;
-	link->subselect = (Node *) sub;
+	link->subselect = (Node *) done;
 	link->location = -1;
 	return link;
 }
@@ -546,12 +571,11 @@ uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k, List **key_
 static bool
 calls_registered(Node *node, int64 *slot)
 {
-	static const Oid argtypes[] = {INT8OID, INT8OID};
-
 	if (node == NULL)
 		return false;
 	if (IsA(node, FuncExpr) &&
-		((FuncExpr *) node)->funcid == uldp_function("group_registered", 2, argtypes))
+		((FuncExpr *) node)->funcid == uldp_function("group_registered", lengthof(registered_argtypes),
+													 registered_argtypes))
 	{
 		Const	   *arg = linitial(((FuncExpr *) node)->args);
 

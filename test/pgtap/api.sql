@@ -240,7 +240,7 @@ SELECT throws_ok($$SELECT uldp.group_member(123456789, 1, 1, 'a')$$, NULL,
 SELECT throws_ok($$SELECT uldp.group_register(123456789, 1, 1, 'a')$$, NULL,
     'uldp grouped release 123456789 was not prepared', 'uldp.group_register refuses a slot that no grouped release prepared');
 SELECT is((SELECT p.provolatile::text || p.proparallel::text || ' ' || p.prorettype::regtype::text
-           FROM pg_proc p WHERE p.oid = 'uldp.group_registered(bigint, bigint)'::regprocedure),
+           FROM pg_proc p WHERE p.oid = 'uldp.group_registered(bigint, boolean)'::regprocedure),
     'vu boolean', 'uldp.group_registered, the end of the registration subquery, is volatile and parallel unsafe');
 -- public keys are the table owner's declaration: revoked from PUBLIC, like protect_table
 SELECT has_function('uldp', 'set_public_groups', ARRAY['regclass', 'name', 'anyarray'],
