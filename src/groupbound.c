@@ -269,8 +269,20 @@ bound_reset(UldpGroupBound *bound)
 UldpGroupBound *
 uldp_group_bound_create(int64 slot, int groups_per_user, MemoryContext context)
 {
+	static bool checked = false;
 	UldpGroupBound *bound = MemoryContextAllocZero(context, sizeof(UldpGroupBound));
 	MemoryContextCallback *callback = MemoryContextAlloc(context, sizeof(MemoryContextCallback));
+
+	/* the pseudorandom function, once per backend, before it picks groups */
+	if (!checked)
+	{
+		if (!uldp_siphash24_selftest())
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("uldp's pseudorandom function does not match its reference vectors"),
+					 errhint("The build of uldp is broken on this platform: rebuild it and report the compiler and platform.")));
+		checked = true;
+	}
 
 	bound->slot = slot;
 	bound->groups_per_user = groups_per_user;

@@ -11,5 +11,6 @@
 #include "c.h"
 
 extern uint64 uldp_siphash24(const uint64 key[2], const void *data, size_t len);
+extern bool uldp_siphash24_selftest(void);
 
 #endif							/* ULDP_SIPHASH_H */
