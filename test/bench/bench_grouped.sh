@@ -37,19 +37,12 @@ max_parallel_workers = 8"
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 DOC="${ULDP_BENCH_DOC:-$ULDP_REPO/doc/benchmark-grouped.md}"
 
-uldp_prepare
-uldp_start_cluster
-ULDP_SO="$("$ULDP_PG_CONFIG" --pkglibdir)/uldp.so"
+uldp_bench_start
 SO_STAMP="$(date -u -r "$ULDP_SO" '+%Y-%m-%d %H:%M UTC')"
 COMMIT="$(git -C "$ULDP_REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 
-bpsql() { uldp_psql -d bench "$@"; }
-
 uldp_log "loading tables (4M and $MONTH_ROWS rows)"
-uldp_psql -d postgres -q -c 'CREATE DATABASE bench'
 bpsql -q <<SQL
-CREATE EXTENSION uldp;
-SELECT uldp.set_budget(current_user::regrole, 1e9, 1) \\g /dev/null
 SET max_parallel_workers_per_gather = 0;
 CREATE TABLE countries AS
     SELECT u AS user_id, 'C' || (hashint4(u + 7) & 2147483647) % 50 AS country, random() * 100 AS x

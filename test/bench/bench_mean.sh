@@ -36,19 +36,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 DOC="${ULDP_BENCH_DOC:-$ULDP_REPO/doc/benchmark.md}"
 START_TIME=$SECONDS
 
-uldp_prepare
-uldp_start_cluster
-ULDP_SO="$("$ULDP_PG_CONFIG" --pkglibdir)/uldp.so"
+uldp_bench_start
 SO_STAMP_START="$(date -u -r "$ULDP_SO" '+%Y-%m-%d %H:%M:%S UTC')"
-
-bpsql() { uldp_psql -d bench "$@"; }
 
 # ---------------------------------------------------------------------------------------------
 uldp_log "loading tables of $ROWS rows"
-uldp_psql -d postgres -q -c 'CREATE DATABASE bench'
 bpsql -q <<SQL
-CREATE EXTENSION uldp;
-SELECT uldp.set_budget(current_user::regrole, 1e9, 1) \\g /dev/null
 SET max_parallel_workers_per_gather = 0;
 CREATE TABLE t40k AS
     SELECT (hashint4(i) & 2147483647) % 40000 AS user_id, random() * 1000 AS x

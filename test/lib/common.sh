@@ -274,3 +274,21 @@ uldp_start_cluster() {
     fi
     uldp_psql -d postgres -qAtc 'SELECT version()'
 }
+
+# ---------------------------------------------------------------------------------------------
+# Benchmarks
+# ---------------------------------------------------------------------------------------------
+# uldp_bench_start: builds uldp (unless ULDP_NO_BUILD=1), starts the throwaway cluster and
+# creates database "bench" with uldp and an unlimited budget for the benchmarking role.
+# ULDP_SO: the library that runs.
+uldp_bench_start() {
+    uldp_prepare
+    uldp_start_cluster
+    ULDP_SO="$("$ULDP_PG_CONFIG" --pkglibdir)/uldp.so"
+    uldp_psql -d postgres -q -c 'CREATE DATABASE bench'
+    bpsql -q -c 'CREATE EXTENSION uldp' \
+        -c 'SELECT uldp.set_budget(current_user::regrole, 1e9, 1)' >/dev/null
+}
+
+# bpsql ARGS...: psql against the benchmarks' database
+bpsql() { uldp_psql -d bench "$@"; }
