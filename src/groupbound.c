@@ -130,7 +130,7 @@ struct UldpGroupBound
 	int64		slot;
 	int			groups_per_user;
 	MemoryContext owner;		/* the executor's memory this registry serves */
-	MemoryContext context;		/* the registry's, emptied for every run */
+	MemoryContext context;		/* the registry's */
 	bound_users_hash *users;
 	UldpGroupNames *names;
 	dropped_values_hash *dropped;
@@ -233,11 +233,10 @@ forget_bound(void *arg)
 		*link = (*link)->next;
 }
 
-/* Empties the registry, with a new key (before reading rows). */
+/* An empty registry, with a new key (before reading rows). */
 static void
-bound_reset(UldpGroupBound *bound)
+bound_init(UldpGroupBound *bound)
 {
-	MemoryContextReset(bound->context);
 	bound->users = bound_users_create(bound->context, 1024, NULL);
 	bound->names = uldp_group_names_create(bound->context);
 	bound->dropped = dropped_values_create(bound->context, 64, NULL);
@@ -293,7 +292,7 @@ uldp_group_bound_create(int64 slot, int groups_per_user, MemoryContext context)
 	callback->func = forget_bound;
 	callback->arg = bound;
 	MemoryContextRegisterResetCallback(context, callback);
-	bound_reset(bound);
+	bound_init(bound);
 	return bound;
 }
 
@@ -662,9 +661,8 @@ count_group_users(UldpGroupBound *bound)
 {
 	uint32		ngroups = uldp_group_names_count(bound->names);
 
-	bound->group_users = MemoryContextAllocHuge(bound->context,
-												Max(ngroups, 1) * sizeof(int64));
-	memset(bound->group_users, 0, Max(ngroups, 1) * sizeof(int64));
+	bound->group_users = MemoryContextAllocExtended(bound->context, Max(ngroups, 1) * sizeof(int64),
+													MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	if (bound->groups_per_user == 1)
 	{
 		bound_users_iterator iterator;

@@ -535,7 +535,8 @@ uldp_grouping_rewrite(Query *query)
 /*
  * Was "aggref" (whose user argument is its argument number user_arg)
  * rewritten by uldp_grouping_rewrite()?  Then *slot and *k receive its
- * release's slot and bound, and *key_types the types of its grouping keys.
+ * release's slot and bound, and *key_types the types of its grouping keys
+ * (each may be NULL when not wanted).
  * Partition selection (uldp.group_selected) reads the number of users of
  * each row's group from group_users; every other aggregate reads its users
  * through group_member.
@@ -559,12 +560,18 @@ uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k, List **key_
 	k_arg = lsecond(member->args);
 	if (!IsA(slot_arg, Const) || !IsA(k_arg, Const) || slot_arg->constisnull || k_arg->constisnull)
 		return false;
-	*slot = DatumGetInt64(slot_arg->constvalue);
-	*k = DatumGetInt32(k_arg->constvalue);
-	*key_types = NIL;
-	for_each_from(lc, member->args, 3)
-		*key_types = lappend_oid(*key_types, exprType(lfirst(lc)));
-	return *k >= 1 && *k <= ULDP_MAX_GROUPS_PER_USER;
+	if (slot != NULL)
+		*slot = DatumGetInt64(slot_arg->constvalue);
+	if (k != NULL)
+		*k = DatumGetInt32(k_arg->constvalue);
+	if (key_types != NULL)
+	{
+		*key_types = NIL;
+		for_each_from(lc, member->args, 3)
+			*key_types = lappend_oid(*key_types, exprType(lfirst(lc)));
+	}
+	return DatumGetInt32(k_arg->constvalue) >= 1 &&
+		DatumGetInt32(k_arg->constvalue) <= ULDP_MAX_GROUPS_PER_USER;
 }
 
 /* Does "expr" call uldp.group_registered(slot, ...)? */

@@ -450,9 +450,6 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 	Agg		   *agg = (Agg *) aggstate->ss.ps.plan;
 	ReleaseNode *node = NULL;
 	int			first_release = -1;
-	int64		selection_slot;
-	int			selection_k;
-	List	   *selection_keys;
 
 	if (find_node((PlanState *) aggstate) != NULL)
 		return;
@@ -466,7 +463,7 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 		/* partition selection reads the users of each group from group_users */
 		if (peragg->aggref->aggfnoid == uldp_selection_oid() &&
 			!uldp_grouped_call(peragg->aggref, uldp_user_argument(peragg->aggref->aggfnoid),
-							   &selection_slot, &selection_k, &selection_keys))
+							   NULL, NULL, NULL))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("uldp.group_selected runs only inside the grouped releases that uldp rewrites"),
