@@ -53,6 +53,7 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+#include "tablemem.h"
 
 #include "access/detoast.h"
 #include "fmgr.h"
@@ -97,9 +98,11 @@ typedef struct BoundUser
 #define SH_EQUAL(tb, a, b) ((a) == (b))
 #define SH_GROW_MIN_FILLFACTOR ULDP_HASH_FILLFACTOR
 #define SH_SCOPE		static inline
+#define SH_USE_NONDEFAULT_ALLOCATOR
 #define SH_DECLARE
 #define SH_DEFINE
 #include "lib/simplehash.h"
+ULDP_TABLE_ALLOCATOR(bound_users)
 
 /* A dropped value: pseudorandom already, so its own bits are its hash. */
 typedef struct DroppedValue
@@ -116,9 +119,11 @@ typedef struct DroppedValue
 #define SH_EQUAL(tb, a, b) ((a) == (b))
 #define SH_GROW_MIN_FILLFACTOR ULDP_HASH_FILLFACTOR
 #define SH_SCOPE		static inline
+#define SH_USE_NONDEFAULT_ALLOCATOR
 #define SH_DECLARE
 #define SH_DEFINE
 #include "lib/simplehash.h"
+ULDP_TABLE_ALLOCATOR(dropped_values)
 
 /* pairs buffered while their user's bucket is prefetched */
 #define PENDING_PAIRS 8

@@ -17,6 +17,7 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+#include "tablemem.h"
 
 #include "common/hashfn.h"
 #include "utils/memutils.h"
@@ -55,9 +56,11 @@ static inline bool name_equal(void *private_data, NameRef a, NameRef b);
 #define SH_GET_HASH(tb, a) ((a)->hash)
 #define SH_GROW_MIN_FILLFACTOR ULDP_HASH_FILLFACTOR
 #define SH_SCOPE		static inline
+#define SH_USE_NONDEFAULT_ALLOCATOR
 #define SH_DECLARE
 #define SH_DEFINE
 #include "lib/simplehash.h"
+ULDP_TABLE_ALLOCATOR(group_names)
 
 /* bytes of names the buffer has room for at first */
 #define INITIAL_NAME_BYTES 1024

@@ -34,6 +34,7 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+#include "tablemem.h"
 
 #include <math.h>
 
@@ -75,9 +76,11 @@ user_hash(uint64 id)
 #define SH_EQUAL(tb, a, b) ((a) == (b))
 #define SH_GROW_MIN_FILLFACTOR ULDP_HASH_FILLFACTOR
 #define SH_SCOPE		static inline
+#define SH_USE_NONDEFAULT_ALLOCATOR
 #define SH_DECLARE
 #define SH_DEFINE
 #include "lib/simplehash.h"
+ULDP_TABLE_ALLOCATOR(users)
 
 /* working memory of a release, per user: 4 arrays of doubles or keys
  * (range.c) and one byte per segment of the exponential mechanism */

@@ -27,6 +27,7 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+#include "tablemem.h"
 
 #include <math.h>
 
@@ -56,9 +57,11 @@ typedef struct UldpUserIndex
 #define SH_EQUAL(tb, a, b) ((a) == (b))
 #define SH_GROW_MIN_FILLFACTOR ULDP_HASH_FILLFACTOR
 #define SH_SCOPE		static inline
+#define SH_USE_NONDEFAULT_ALLOCATOR
 #define SH_DECLARE
 #define SH_DEFINE
 #include "lib/simplehash.h"
+ULDP_TABLE_ALLOCATOR(userindex)
 
 struct UldpVecState
 {
