@@ -53,10 +53,10 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
-#include "tablemem.h"
 
 #include "access/detoast.h"
 #include "fmgr.h"
+#include "tablemem.h"
 #include "lib/stringinfo.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"

@@ -17,13 +17,13 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
-#include "tablemem.h"
 
 #include "common/hashfn.h"
 #include "utils/memutils.h"
 
 #include "groupnames.h"
 #include "random.h"
+#include "tablemem.h"
 #include "userstate.h"
 
 /* where a name is in the buffer; PROBE: the name being looked up */

@@ -34,13 +34,13 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
-#include "tablemem.h"
 
 #include <math.h>
 
 #include "access/detoast.h"
 #include "common/hashfn.h"
 #include "fmgr.h"
+#include "tablemem.h"
 #include "utils/lsyscache.h"
 
 #include "statement.h"

@@ -27,13 +27,13 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
-#include "tablemem.h"
 
 #include <math.h>
 
 #include "access/detoast.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "tablemem.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
 
