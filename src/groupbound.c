@@ -56,7 +56,6 @@
 
 #include "access/detoast.h"
 #include "fmgr.h"
-#include "tablemem.h"
 #include "lib/stringinfo.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -65,6 +64,7 @@
 #include "groupnames.h"
 #include "random.h"
 #include "siphash.h"
+#include "tablemem.h"
 #include "userstate.h"
 
 int			uldp_max_groups_per_user = 1;

@@ -10,26 +10,18 @@
  * be merged exactly and all per-user clipping happens in the final
  * function, after combining.
  *
- * A user is identified by the binary image of its id (uldp_user_key):
- * by-value ids (int2, int4, int8, date, ...) are the key directly; other ids
- * (text, uuid, numeric, ...) are keyed by a 64-bit hash of their bytes, so
- * that every user takes the same memory whatever its id.  Two ids that
- * collide (about n^2 / 2^65 for n users) would count as one user: their
- * rows share one bounded contribution, which never weakens the privacy of
- * either.  Ids longer than ULDP_MAX_ID_BYTES are skipped, before they are
- * read into memory.
+ * The users are kept in a table of usertable.c, which also says how users
+ * are identified.
  *
  * Memory.  A release over a protected table had its worst case
  * (uldp_user_state_bytes_per_row() per row the table can hold) checked
  * against uldp.max_state_memory before any row was read (statement.c), and
  * is not checked again: an error while reading would depend on the rows.
  * Other releases, whose callers may read the rows anyway, check the limit
- * before every growth.  The hash table grows only when it is 90% full, never
- * on long probe sequences, so its size depends on the number of users alone.
+ * before every growth of the table.
  *
- * Rows are buffered a few at a time while their buckets are prefetched
- * (state_add), and serialized partial states are kept as they are until the
- * final function merges them all at once (state_settle).
+ * Serialized partial states are kept as they are until the final function
+ * merges them all at once (state_settle).
  *
  *-------------------------------------------------------------------------
  */
@@ -37,50 +29,13 @@
 
 #include <math.h>
 
-#include "access/detoast.h"
-#include "common/hashfn.h"
 #include "fmgr.h"
-#include "tablemem.h"
 #include "utils/lsyscache.h"
 
 #include "statement.h"
 #include "userstate.h"
 
 int			uldp_max_state_memory = 1024 * 1024;	/* 1 GB */
-
-/*
- * One entry per user, 24 bytes: the transition function costs about one
- * cache miss per row once the users outgrow the CPU caches, so the smaller
- * the table the faster the aggregate.  "id" is the user's key
- * (uldp_user_key).
- */
-typedef struct UldpUser
-{
-	uint64		id;
-	double		sum;
-	uint32		count;
-	char		status;
-} UldpUser;
-
-static inline uint32
-user_hash(uint64 id)
-{
-	return (uint32) uldp_mix64(id);
-}
-
-#define SH_PREFIX		users
-#define SH_ELEMENT_TYPE UldpUser
-#define SH_KEY_TYPE		uint64
-#define SH_KEY			id
-#define SH_HASH_KEY(tb, key) user_hash(key)
-#define SH_EQUAL(tb, a, b) ((a) == (b))
-#define SH_GROW_MIN_FILLFACTOR ULDP_HASH_FILLFACTOR
-#define SH_SCOPE		static inline
-#define SH_USE_NONDEFAULT_ALLOCATOR
-#define SH_DECLARE
-#define SH_DEFINE
-#include "lib/simplehash.h"
-ULDP_TABLE_ALLOCATOR(users)
 
 /* working memory of a release, per user: 4 arrays of doubles or keys
  * (range.c) and one byte per segment of the exponential mechanism */
@@ -91,10 +46,6 @@ ULDP_TABLE_ALLOCATOR(users)
  * few doublings)
  */
 #define INITIAL_USERS 64
-/* rows buffered while their user's bucket is prefetched */
-#define PENDING_ROWS 8
-/* a serialized user: count, sum, id */
-#define SERIALIZED_USER_BYTES (sizeof(uint32) + sizeof(double) + sizeof(uint64))
 
 struct UldpState
 {
@@ -103,19 +54,10 @@ struct UldpState
 	int16		key_typlen;
 	bool		bounded;		/* memory bounded before reading: no checks */
 	MemoryContext context;
-	users_hash *users;
+	UldpUserTable table;
 	/* serialized partial states not merged yet (see uldp_user_combinefn) */
 	List	   *chunks;
 	Size		chunk_bytes;
-	/* rows whose user entry is being prefetched (see state_add) */
-	int			npending;
-	struct
-	{
-		uint64		id;
-		double		sum;
-		uint64		count;
-		uint32		hash;
-	}			pending[PENDING_ROWS];
 };
 
 /* Serialized form: this header, then per user count, sum and id */
@@ -183,7 +125,7 @@ check_memory(const UldpState *state, uint64 users_size)
 double
 uldp_user_state_bytes_per_row(void)
 {
-	return 2 / ULDP_HASH_FILLFACTOR * sizeof(UldpUser) + SERIALIZED_USER_BYTES +
+	return 2 / ULDP_HASH_FILLFACTOR * sizeof(UldpUser) + ULDP_SERIALIZED_USER_BYTES +
 		RELEASE_BYTES_PER_USER;
 }
 
@@ -194,45 +136,11 @@ uldp_user_state_fixed_bytes(void)
 	return sizeof(UldpState) + 2 * INITIAL_USERS / ULDP_HASH_FILLFACTOR * sizeof(UldpUser);
 }
 
-/*
- * The 64-bit key of a user id datum (see the header), or false when the id
- * is longer than ULDP_MAX_ID_BYTES and its row is to be skipped.
- */
-bool
-uldp_user_key(Datum id, bool byval, int16 typlen, uint64 *key)
+/* Asks, unless bounded before reading, whether the table may grow. */
+static void
+check_table_growth(void *arg, uint64 entries)
 {
-	const char *bytes;
-	Size		len;
-
-	if (byval)
-	{
-		*key = (uint64) id;
-		return true;
-	}
-	if (typlen == -1)
-	{
-		struct varlena *varlena;
-
-		if (toast_raw_datum_size(id) - VARHDRSZ > ULDP_MAX_ID_BYTES)
-			return false;
-		varlena = PG_DETOAST_DATUM_PACKED(id);
-		bytes = VARDATA_ANY(varlena);
-		len = VARSIZE_ANY_EXHDR(varlena);
-	}
-	else if (typlen == -2)
-	{
-		bytes = DatumGetCString(id);
-		len = strlen(bytes);
-		if (len > ULDP_MAX_ID_BYTES)
-			return false;
-	}
-	else
-	{
-		bytes = DatumGetPointer(id);
-		len = typlen;
-	}
-	*key = hash_bytes_extended((const unsigned char *) bytes, len, 0);
-	return true;
+	check_memory((UldpState *) arg, entries);
 }
 
 static UldpState *
@@ -246,77 +154,9 @@ state_create(MemoryContext context, const UldpParams *params, bool key_byval,
 	state->key_typlen = key_typlen;
 	state->bounded = bounded;
 	state->context = context;
-	check_memory(state, expected_users / ULDP_HASH_FILLFACTOR);
-	state->users = users_create(context, expected_users, NULL);
+	uldp_user_table_init(&state->table, context, expected_users,
+						 check_table_growth, state);
 	return state;
-}
-
-/*
- * Adds rows to a user.  A user with more than 2^32 - 1 rows has its sum and
- * count halved, which keeps the average it contributes (up to one row in
- * 2^32) without a wider counter in every entry.
- */
-static inline void
-user_add(UldpUser *user, double sum, uint64 count)
-{
-	uint64		total = user->count + count;
-
-	user->sum += sum;
-	while (unlikely(total > PG_UINT32_MAX))
-	{
-		total /= 2;
-		user->sum /= 2;
-	}
-	user->count = (uint32) total;
-}
-
-static void
-state_accumulate(UldpState *state, uint64 id, uint32 hash, double sum,
-				 uint64 count)
-{
-	UldpUser   *user;
-	bool		found;
-
-	if (unlikely(state->users->members + 1 >= state->users->grow_threshold))
-		check_memory(state, 2 * state->users->size);
-	user = users_insert_hash(state->users, id, hash, &found);
-	if (!found)
-	{
-		user->count = 0;
-		user->sum = 0;
-	}
-	user_add(user, sum, count);
-}
-
-/* Adds the buffered rows, whose buckets were prefetched when buffered. */
-static void
-state_flush(UldpState *state)
-{
-	for (int i = 0; i < state->npending; i++)
-		state_accumulate(state, state->pending[i].id, state->pending[i].hash,
-						 state->pending[i].sum, state->pending[i].count);
-	state->npending = 0;
-}
-
-/*
- * Adds "count" rows of a user, whose values sum to "sum".  Once the users
- * outgrow the CPU caches, each addition costs a cache miss on the user's
- * bucket; buffering a few additions and prefetching their buckets overlaps
- * those misses with other work (the executor's, on the next rows, or the
- * next entries of a state being merged).
- */
-static inline void
-state_add(UldpState *state, uint64 id, double sum, uint64 count)
-{
-	uint32		hash = user_hash(id);
-
-	__builtin_prefetch(&state->users->data[hash & state->users->sizemask]);
-	state->pending[state->npending].id = id;
-	state->pending[state->npending].sum = sum;
-	state->pending[state->npending].count = count;
-	state->pending[state->npending].hash = hash;
-	if (++state->npending == PENDING_ROWS)
-		state_flush(state);
 }
 
 /* Merges one serialized state (uldp_user_serialfn's format, no header). */
@@ -324,33 +164,9 @@ static void
 merge_chunk(UldpState *state, const char *chunk)
 {
 	UldpStateHeader header;
-	const char *cursor = chunk;
-	uint64		size_needed;
 
-	memcpy(&header, cursor, sizeof(header));
-	cursor += sizeof(header);
-	/* room for at least this chunk's users, so the table grows at most once */
-	size_needed = (uint64) (header.nusers / ULDP_HASH_FILLFACTOR) + 1;
-	if (size_needed > state->users->size)
-	{
-		check_memory(state, pg_nextpower2_64(size_needed));
-		users_grow(state->users, size_needed);
-	}
-
-#define GET(value) (memcpy(&(value), cursor, sizeof(value)), cursor += sizeof(value))
-	for (int64 i = 0; i < header.nusers; i++)
-	{
-		uint32		count;
-		double		sum;
-		uint64		id;
-
-		GET(count);
-		GET(sum);
-		GET(id);
-		state_add(state, id, sum, count);
-	}
-#undef GET
-	state_flush(state);
+	memcpy(&header, chunk, sizeof(header));
+	uldp_user_table_merge(&state->table, chunk + sizeof(header), header.nusers);
 }
 
 /*
@@ -372,7 +188,7 @@ state_settle(UldpState *state)
 	list_free(state->chunks);
 	state->chunks = NIL;
 	state->chunk_bytes = 0;
-	state_flush(state);
+	uldp_user_table_flush(&state->table);
 }
 
 /*
@@ -430,7 +246,7 @@ add_row(FunctionCallInfo fcinfo, double value, bool clamp_rows)
 	else
 		value = Min(Max(value, -ULDP_MAX_MAGNITUDE), ULDP_MAX_MAGNITUDE);
 
-	state_add(state, id, value, 1);
+	uldp_user_table_add(&state->table, id, value, 1);
 	PG_RETURN_POINTER(state);
 }
 
@@ -476,7 +292,7 @@ uldp_user_count_transfn(PG_FUNCTION_ARGS)
 
 	if (!PG_ARGISNULL(1) &&
 		uldp_user_key(PG_GETARG_DATUM(1), state->key_byval, state->key_typlen, &id))
-		state_add(state, id, 0, 1);
+		uldp_user_table_add(&state->table, id, 0, 1);
 	PG_RETURN_POINTER(state);
 }
 
@@ -512,11 +328,11 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 		state2->chunks = NIL;
 		state2->chunk_bytes = 0;
 	}
-	state_flush(state2);
-	users_start_iterate(state2->users, &iterator);
-	while ((user = users_iterate(state2->users, &iterator)) != NULL)
-		state_add(state1, user->id, user->sum, user->count);
-	state_flush(state1);
+	uldp_user_table_flush(&state2->table);
+	users_start_iterate(state2->table.users, &iterator);
+	while ((user = users_iterate(state2->table.users, &iterator)) != NULL)
+		uldp_user_table_add(&state1->table, user->id, user->sum, user->count);
+	uldp_user_table_flush(&state1->table);
 	PG_RETURN_POINTER(state1);
 }
 
@@ -525,34 +341,24 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 {
 	UldpState  *state = (UldpState *) PG_GETARG_POINTER(0);
 	UldpStateHeader header;
-	users_iterator iterator;
-	UldpUser   *user;
 	Size		size = VARHDRSZ + sizeof(UldpStateHeader);
 	bytea	   *result;
 	char	   *cursor;
 
 	state_settle(state);
-	size += state->users->members * SERIALIZED_USER_BYTES;
+	size += uldp_user_table_serialized_bytes(&state->table);
 	result = palloc_extended(size, MCXT_ALLOC_HUGE);
 	SET_VARSIZE(result, size);
 	memset(&header, 0, sizeof(header));
 	header.params = state->params;
 	header.key_byval = state->key_byval;
 	header.key_typlen = state->key_typlen;
-	header.nusers = state->users->members;
+	header.nusers = uldp_user_table_users(&state->table);
 	cursor = VARDATA(result);
 	memcpy(cursor, &header, sizeof(header));
 	cursor += sizeof(header);
 
-#define PUT(value) (memcpy(cursor, &(value), sizeof(value)), cursor += sizeof(value))
-	users_start_iterate(state->users, &iterator);
-	while ((user = users_iterate(state->users, &iterator)) != NULL)
-	{
-		PUT(user->count);		/* a uint32 */
-		PUT(user->sum);
-		PUT(user->id);
-	}
-#undef PUT
+	cursor = uldp_user_table_write(&state->table, cursor);
 	Assert(cursor == (char *) result + size);
 	PG_RETURN_BYTEA_P(result);
 }
@@ -579,7 +385,7 @@ uldp_user_deserialfn(PG_FUNCTION_ARGS)
 	state = state_create(aggcontext, &header.params, header.key_byval,
 						 header.key_typlen, uldp_release_bounded(fcinfo), INITIAL_USERS);
 	state->chunk_bytes = size;
-	check_memory(state, state->users->size);
+	check_memory(state, state->table.users->size);
 	chunk = MemoryContextAllocHuge(aggcontext, size);
 	memcpy(chunk, VARDATA_ANY(serialized), size);
 	old_context = MemoryContextSwitchTo(aggcontext);
@@ -593,7 +399,7 @@ int64
 uldp_state_users(UldpState *state)
 {
 	state_settle(state);
-	return state->users->members;
+	return uldp_user_table_users(&state->table);
 }
 
 /*
@@ -616,13 +422,13 @@ user_values(UldpState *state, int64 *nusers, bool average)
 	state_settle(state);
 	/* the release needs the values and, in range.c, up to three more
 	 * arrays of 8 bytes and two bytes of segments per user */
-	check_memory_extra(state, state->users->size,
-					   (Size) state->users->members * RELEASE_BYTES_PER_USER);
-	values = palloc_extended(Max(state->users->members, 1) * sizeof(double),
+	check_memory_extra(state, state->table.users->size,
+					   (Size) uldp_user_table_users(&state->table) * RELEASE_BYTES_PER_USER);
+	values = palloc_extended(Max(uldp_user_table_users(&state->table), 1) * sizeof(double),
 							 MCXT_ALLOC_HUGE);
 
-	users_start_iterate(state->users, &iterator);
-	while ((user = users_iterate(state->users, &iterator)) != NULL)
+	users_start_iterate(state->table.users, &iterator);
+	while ((user = users_iterate(state->table.users, &iterator)) != NULL)
 	{
 		double		value = average ? user->sum / (double) user->count : user->sum;
 

@@ -33,12 +33,12 @@
 #include "access/detoast.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
-#include "tablemem.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
 
 #include "params.h"
 #include "statement.h"
+#include "tablemem.h"
 #include "userstate.h"
 #include "vecstate.h"
 

@@ -1,0 +1,212 @@
+/*-------------------------------------------------------------------------
+ *
+ * usertable.c
+ *	  A table of users with the running sum and count of their rows.
+ *
+ * A user is identified by the binary image of its id (uldp_user_key):
+ * by-value ids (int2, int4, int8, date, ...) are the key directly; other ids
+ * (text, uuid, numeric, ...) are keyed by a 64-bit hash of their bytes, so
+ * that every user takes the same memory whatever its id.  Two ids that
+ * collide (about n^2 / 2^65 for n users) would count as one user: their
+ * rows share one bounded contribution, which never weakens the privacy of
+ * either.  Ids longer than ULDP_MAX_ID_BYTES are skipped, before they are
+ * read into memory.  The key depends only on the id's type and bytes, so a
+ * shard and the coordinator key a user alike.
+ *
+ * The open-addressing table grows only when it is 90% full, never on long
+ * probe sequences, so its size depends on the number of users alone; its
+ * owner decides, before every growth, whether the memory may be taken.
+ *
+ * Serialized, a table is its users one after another: count (uint32), sum
+ * (double), key (uint64), in the machine's byte order.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "common/hashfn.h"
+#include "fmgr.h"
+
+#include "tablemem.h"
+#include "usertable.h"
+
+#define SH_PREFIX		users
+#define SH_ELEMENT_TYPE UldpUser
+#define SH_KEY_TYPE		uint64
+#define SH_KEY			id
+#define SH_HASH_KEY(tb, key) uldp_user_hash(key)
+#define SH_EQUAL(tb, a, b) ((a) == (b))
+#define SH_GROW_MIN_FILLFACTOR ULDP_HASH_FILLFACTOR
+#define SH_SCOPE		extern
+#define SH_USE_NONDEFAULT_ALLOCATOR
+#define SH_DEFINE
+#include "lib/simplehash.h"
+ULDP_TABLE_ALLOCATOR(users)
+
+/*
+ * The 64-bit key of a user id datum (see above), or false when the id is
+ * longer than ULDP_MAX_ID_BYTES and its row is to be skipped.
+ */
+bool
+uldp_user_key(Datum id, bool byval, int16 typlen, uint64 *key)
+{
+	const char *bytes;
+	Size		len;
+
+	if (byval)
+	{
+		*key = (uint64) id;
+		return true;
+	}
+	if (typlen == -1)
+	{
+		struct varlena *varlena;
+
+		if (toast_raw_datum_size(id) - VARHDRSZ > ULDP_MAX_ID_BYTES)
+			return false;
+		varlena = PG_DETOAST_DATUM_PACKED(id);
+		bytes = VARDATA_ANY(varlena);
+		len = VARSIZE_ANY_EXHDR(varlena);
+	}
+	else if (typlen == -2)
+	{
+		bytes = DatumGetCString(id);
+		len = strlen(bytes);
+		if (len > ULDP_MAX_ID_BYTES)
+			return false;
+	}
+	else
+	{
+		bytes = DatumGetPointer(id);
+		len = typlen;
+	}
+	*key = hash_bytes_extended((const unsigned char *) bytes, len, 0);
+	return true;
+}
+
+/*
+ * Makes an empty table in "context" with room for "expected_users";
+ * "check_growth", unless NULL, is asked before the table takes memory.
+ */
+void
+uldp_user_table_init(UldpUserTable *table, MemoryContext context,
+					 uint32 expected_users,
+					 UldpTableGrowthCheck check_growth, void *check_arg)
+{
+	table->check_growth = check_growth;
+	table->check_arg = check_arg;
+	table->npending = 0;
+	if (check_growth)
+		check_growth(check_arg, expected_users / ULDP_HASH_FILLFACTOR);
+	table->users = users_create(context, expected_users, NULL);
+}
+
+/*
+ * Adds rows to a user.  A user with more than 2^32 - 1 rows has its sum and
+ * count halved, which keeps the average it contributes (up to one row in
+ * 2^32) without a wider counter in every entry.
+ */
+static inline void
+user_add(UldpUser *user, double sum, uint64 count)
+{
+	uint64		total = user->count + count;
+
+	user->sum += sum;
+	while (unlikely(total > PG_UINT32_MAX))
+	{
+		total /= 2;
+		user->sum /= 2;
+	}
+	user->count = (uint32) total;
+}
+
+static void
+table_accumulate(UldpUserTable *table, uint64 id, uint32 hash, double sum,
+				 uint64 count)
+{
+	UldpUser   *user;
+	bool		found;
+
+	if (unlikely(table->users->members + 1 >= table->users->grow_threshold) &&
+		table->check_growth)
+		table->check_growth(table->check_arg, 2 * table->users->size);
+	user = users_insert_hash(table->users, id, hash, &found);
+	if (!found)
+	{
+		user->count = 0;
+		user->sum = 0;
+	}
+	user_add(user, sum, count);
+}
+
+/* Adds the buffered additions, whose buckets were prefetched. */
+void
+uldp_user_table_flush(UldpUserTable *table)
+{
+	for (int i = 0; i < table->npending; i++)
+		table_accumulate(table, table->pending[i].id, table->pending[i].hash,
+						 table->pending[i].sum, table->pending[i].count);
+	table->npending = 0;
+}
+
+/* Grows the table at once to room for "users", if it has less. */
+void
+uldp_user_table_reserve(UldpUserTable *table, uint64 users)
+{
+	uint64		size_needed = (uint64) (users / ULDP_HASH_FILLFACTOR) + 1;
+
+	if (size_needed <= table->users->size)
+		return;
+	if (table->check_growth)
+		table->check_growth(table->check_arg, pg_nextpower2_64(size_needed));
+	users_grow(table->users, size_needed);
+}
+
+/*
+ * Writes a flushed table's users at "cursor", which has room for
+ * uldp_user_table_serialized_bytes(); returns the end of what it wrote.
+ */
+char *
+uldp_user_table_write(UldpUserTable *table, char *cursor)
+{
+	users_iterator iterator;
+	UldpUser   *user;
+
+#define PUT(value) (memcpy(cursor, &(value), sizeof(value)), cursor += sizeof(value))
+	users_start_iterate(table->users, &iterator);
+	while ((user = users_iterate(table->users, &iterator)) != NULL)
+	{
+		PUT(user->count);		/* a uint32 */
+		PUT(user->sum);
+		PUT(user->id);
+	}
+#undef PUT
+	return cursor;
+}
+
+/*
+ * Adds "nusers" serialized users read from "cursor" (a user found in both
+ * is one user, with both its sums and counts); returns the end of what it
+ * read.  The table grows at most once, to room for all of them.
+ */
+const char *
+uldp_user_table_merge(UldpUserTable *table, const char *cursor, int64 nusers)
+{
+	uldp_user_table_reserve(table, nusers);
+#define GET(value) (memcpy(&(value), cursor, sizeof(value)), cursor += sizeof(value))
+	for (int64 i = 0; i < nusers; i++)
+	{
+		uint32		count;
+		double		sum;
+		uint64		id;
+
+		GET(count);
+		GET(sum);
+		GET(id);
+		uldp_user_table_add(table, id, sum, count);
+	}
+#undef GET
+	uldp_user_table_flush(table);
+	return cursor;
+}

@@ -1,0 +1,127 @@
+/*-------------------------------------------------------------------------
+ *
+ * usertable.h
+ *	  A table of users (the privacy unit), each with the running sum and
+ *	  count of its rows, and its serialized form.  It holds no privacy
+ *	  parameter and adds no noise: the uldp aggregates (userstate.c) keep
+ *	  one, and so do the shards' state aggregates (extension uldp_shard),
+ *	  whose serialized tables the coordinator merges.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ULDP_USERTABLE_H
+#define ULDP_USERTABLE_H
+
+/* user ids longer than this many bytes are skipped */
+#define ULDP_MAX_ID_BYTES 1024
+/* per-user hash tables double when this full, and only then */
+#define ULDP_HASH_FILLFACTOR 0.9
+/* a serialized user: count, sum, id */
+#define ULDP_SERIALIZED_USER_BYTES (sizeof(uint32) + sizeof(double) + sizeof(uint64))
+/* additions buffered while their user's bucket is prefetched */
+#define ULDP_PENDING_USERS 8
+
+/* the splitmix64 finaliser: every input bit reaches every output bit */
+static inline uint64
+uldp_mix64(uint64 x)
+{
+	x = (x ^ (x >> 30)) * UINT64CONST(0xBF58476D1CE4E5B9);
+	x = (x ^ (x >> 27)) * UINT64CONST(0x94D049BB133111EB);
+	return x ^ (x >> 31);
+}
+
+/*
+ * One entry per user, 24 bytes: adding a row costs about one cache miss
+ * once the users outgrow the CPU caches, so the smaller the table the
+ * faster the aggregate.  "id" is the user's key (uldp_user_key).
+ */
+typedef struct UldpUser
+{
+	uint64		id;
+	double		sum;
+	uint32		count;
+	char		status;
+} UldpUser;
+
+#define SH_PREFIX		users
+#define SH_ELEMENT_TYPE UldpUser
+#define SH_KEY_TYPE		uint64
+#define SH_SCOPE		extern
+#define SH_DECLARE
+#include "lib/simplehash.h"
+
+/*
+ * Called before the table grows to "entries" entries, with the argument
+ * given at creation: raises an error if that is too much memory.
+ */
+typedef void (*UldpTableGrowthCheck) (void *arg, uint64 entries);
+
+typedef struct UldpUserTable
+{
+	users_hash *users;
+	UldpTableGrowthCheck check_growth;	/* or NULL */
+	void	   *check_arg;
+	/* additions whose user entry is being prefetched */
+	int			npending;
+	struct
+	{
+		uint64		id;
+		double		sum;
+		uint64		count;
+		uint32		hash;
+	}			pending[ULDP_PENDING_USERS];
+} UldpUserTable;
+
+extern bool uldp_user_key(Datum id, bool byval, int16 typlen, uint64 *key);
+extern void uldp_user_table_init(UldpUserTable *table, MemoryContext context,
+								 uint32 expected_users,
+								 UldpTableGrowthCheck check_growth, void *check_arg);
+extern void uldp_user_table_flush(UldpUserTable *table);
+extern void uldp_user_table_reserve(UldpUserTable *table, uint64 users);
+extern char *uldp_user_table_write(UldpUserTable *table, char *cursor);
+extern const char *uldp_user_table_merge(UldpUserTable *table, const char *cursor,
+										 int64 nusers);
+
+static inline uint32
+uldp_user_hash(uint64 id)
+{
+	return (uint32) uldp_mix64(id);
+}
+
+/*
+ * Adds "count" rows of a user, whose values sum to "sum".  Once the users
+ * outgrow the CPU caches, each addition costs a cache miss on the user's
+ * bucket; buffering a few additions and prefetching their buckets overlaps
+ * those misses with other work (the executor's, on the next rows, or the
+ * next entries of a table being merged).  Readers of the table flush it
+ * first.
+ */
+static inline void
+uldp_user_table_add(UldpUserTable *table, uint64 id, double sum, uint64 count)
+{
+	uint32		hash = uldp_user_hash(id);
+
+	__builtin_prefetch(&table->users->data[hash & table->users->sizemask]);
+	table->pending[table->npending].id = id;
+	table->pending[table->npending].sum = sum;
+	table->pending[table->npending].count = count;
+	table->pending[table->npending].hash = hash;
+	if (++table->npending == ULDP_PENDING_USERS)
+		uldp_user_table_flush(table);
+}
+
+/* The number of users of a flushed table. */
+static inline uint64
+uldp_user_table_users(const UldpUserTable *table)
+{
+	return table->users->members;
+}
+
+/* The bytes a flushed table's users take serialized. */
+static inline Size
+uldp_user_table_serialized_bytes(const UldpUserTable *table)
+{
+	return table->users->members * ULDP_SERIALIZED_USER_BYTES;
+}
+
+#endif							/* ULDP_USERTABLE_H */
