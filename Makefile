@@ -71,3 +71,26 @@ uninstall-local:
 		'$(DESTDIR)$(includedir)/uldp/uldp_local.h'
 
 .PHONY: install-local uninstall-local
+
+# The shard-side extension uldp_shard (src/shard/, doc/scale-out.md): its
+# own module, control file and script, built and installed with uldp.
+# PG_CONFIG and PG_CFLAGS given on the command line reach it through make.
+SHARD_DIR = src/shard
+
+all: all-shard
+all-shard:
+	$(MAKE) -C $(SHARD_DIR)
+
+install: install-shard
+install-shard: all-shard
+	$(MAKE) -C $(SHARD_DIR) install
+
+uninstall: uninstall-shard
+uninstall-shard:
+	$(MAKE) -C $(SHARD_DIR) uninstall
+
+clean: clean-shard
+clean-shard:
+	$(MAKE) -C $(SHARD_DIR) clean
+
+.PHONY: all-shard install-shard uninstall-shard clean-shard

@@ -18,7 +18,8 @@
  * owner decides, before every growth, whether the memory may be taken.
  *
  * Serialized, a table is its users one after another: count (uint32), sum
- * (double), key (uint64), in the machine's byte order.
+ * (double), key (uint64), in the machine's byte order; as a value (bytea)
+ * it is preceded by an UldpTableHeader.
  *
  *-------------------------------------------------------------------------
  */
@@ -209,4 +210,56 @@ uldp_user_table_merge(UldpUserTable *table, const char *cursor, int64 nusers)
 #undef GET
 	uldp_user_table_flush(table);
 	return cursor;
+}
+
+/*
+ * A flushed table as a value: the header, with the user ids' type's
+ * "key_byval" and "key_typlen", then its users.
+ */
+bytea *
+uldp_user_table_to_bytea(UldpUserTable *table, bool key_byval, int16 key_typlen)
+{
+	UldpTableHeader header;
+	Size		size = VARHDRSZ + sizeof(header) + uldp_user_table_serialized_bytes(table);
+	bytea	   *result = palloc_extended(size, MCXT_ALLOC_HUGE);
+	char	   *cursor PG_USED_FOR_ASSERTS_ONLY;
+
+	SET_VARSIZE(result, size);
+	memset(&header, 0, sizeof(header));
+	header.magic = ULDP_TABLE_MAGIC;
+	header.version = ULDP_TABLE_VERSION;
+	header.key_byval = key_byval;
+	header.key_typlen = key_typlen;
+	header.nusers = uldp_user_table_users(table);
+	memcpy(VARDATA(result), &header, sizeof(header));
+	cursor = uldp_user_table_write(table, VARDATA(result) + sizeof(header));
+	Assert(cursor == (char *) result + size);
+	return result;
+}
+
+/*
+ * Reads the header of a table's value (uldp_user_table_to_bytea) into
+ * "header" and returns where its users start, or raises an error if the
+ * value is not one, was written by another version or on a machine of the
+ * other byte order, or is cut short.  A value made by the state aggregates
+ * fails none of these whatever the rows.
+ */
+const char *
+uldp_user_table_read_header(bytea *value, UldpTableHeader *header)
+{
+	Size		size = VARSIZE_ANY_EXHDR(value);
+
+	if (size >= sizeof(*header))
+		memcpy(header, VARDATA_ANY(value), sizeof(*header));
+	if (size < sizeof(*header) || header->magic != ULDP_TABLE_MAGIC ||
+		header->version != ULDP_TABLE_VERSION || header->nusers < 0 ||
+		(uint64) header->nusers != (size - sizeof(*header)) / ULDP_SERIALIZED_USER_BYTES ||
+		(size - sizeof(*header)) % ULDP_SERIALIZED_USER_BYTES != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid per-user state"),
+				 errdetail("The value is not a per-user state of uldp_shard version %d written on a machine of this byte order.",
+						   ULDP_TABLE_VERSION),
+				 errhint("Install the same uldp_shard version on every shard, on machines of the coordinator's architecture.")));
+	return VARDATA_ANY(value) + sizeof(*header);
 }

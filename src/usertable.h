@@ -72,6 +72,23 @@ typedef struct UldpUserTable
 	}			pending[ULDP_PENDING_USERS];
 } UldpUserTable;
 
+/*
+ * A serialized table as a value (bytea): this header, then the users.  The
+ * magic number is written in the writer's byte order, so a reader on a
+ * machine of the other order refuses it instead of misreading it.
+ */
+typedef struct UldpTableHeader
+{
+	uint32		magic;			/* ULDP_TABLE_MAGIC */
+	uint16		version;		/* ULDP_TABLE_VERSION */
+	bool		key_byval;		/* the user id type's, see uldp_user_key */
+	int16		key_typlen;
+	int64		nusers;
+} UldpTableHeader;
+
+#define ULDP_TABLE_MAGIC 0x554c5431	/* "ULT1" */
+#define ULDP_TABLE_VERSION 1
+
 extern bool uldp_user_key(Datum id, bool byval, int16 typlen, uint64 *key);
 extern void uldp_user_table_init(UldpUserTable *table, MemoryContext context,
 								 uint32 expected_users,
@@ -81,6 +98,9 @@ extern void uldp_user_table_reserve(UldpUserTable *table, uint64 users);
 extern char *uldp_user_table_write(UldpUserTable *table, char *cursor);
 extern const char *uldp_user_table_merge(UldpUserTable *table, const char *cursor,
 										 int64 nusers);
+extern bytea *uldp_user_table_to_bytea(UldpUserTable *table, bool key_byval,
+									   int16 key_typlen);
+extern const char *uldp_user_table_read_header(bytea *value, UldpTableHeader *header);
 
 static inline uint32
 uldp_user_hash(uint64 id)

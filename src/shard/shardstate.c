@@ -1,0 +1,236 @@
+/*-------------------------------------------------------------------------
+ *
+ * shardstate.c
+ *	  The state aggregates of uldp_shard: a partition's rows grouped by user,
+ *	  each user's row count and sum, serialized for the coordinator.
+ *
+ * A coordinator that releases over a table partitioned by its privacy unit
+ * into postgres_fdw partitions pushes one of these aggregates down to each
+ * shard, merges the states by user id (a user found in two partitions is
+ * still one user) and releases exactly as over a local table
+ * (doc/scale-out.md).  Here nothing is private: the state is exact and is
+ * read only by the coordinator's user mapping, so the aggregates check only
+ * what keeps them well defined.  Rows are never refused, only skipped (a
+ * NULL or NaN value, a NULL user id or one longer than ULDP_MAX_ID_BYTES),
+ * as the coordinator's own transition functions skip them.  The bounds are
+ * checked at the first row (without rows the state is empty and has none
+ * to apply): the coordinator ships only bounds it validated before it
+ * charged the release.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+
+#include "usertable.h"
+
+PG_MODULE_MAGIC;
+
+/* users a new state has room for: a partition has many, it grows anyway */
+#define INITIAL_USERS 1024
+
+typedef struct ShardState
+{
+	UldpUserTable table;
+	double		lower;			/* rows are clamped to [lower, upper] */
+	double		upper;
+	bool		key_byval;
+	int16		key_typlen;
+} ShardState;
+
+PG_FUNCTION_INFO_V1(uldp_shard_rows_transfn);
+PG_FUNCTION_INFO_V1(uldp_shard_rows_bool_transfn);
+PG_FUNCTION_INFO_V1(uldp_shard_rows_finalfn);
+PG_FUNCTION_INFO_V1(uldp_shard_rows_combinefn);
+PG_FUNCTION_INFO_V1(uldp_shard_rows_serialfn);
+PG_FUNCTION_INFO_V1(uldp_shard_rows_deserialfn);
+PG_FUNCTION_INFO_V1(uldp_shard_state_summary);
+
+static MemoryContext
+aggregate_context(FunctionCallInfo fcinfo, const char *function)
+{
+	MemoryContext aggcontext;
+
+	if (AggCheckCallContext(fcinfo, &aggcontext) != AGG_CONTEXT_AGGREGATE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s runs only as an aggregate", function),
+				 errhint("Call uldp_shard.user_rows as a plain aggregate, not as a window function.")));
+	return aggcontext;
+}
+
+static ShardState *
+state_create(MemoryContext context, Oid user_type, double lower, double upper)
+{
+	ShardState *state = MemoryContextAllocZero(context, sizeof(ShardState));
+
+	state->lower = lower;
+	state->upper = upper;
+	get_typlenbyval(user_type, &state->key_typlen, &state->key_byval);
+	uldp_user_table_init(&state->table, context, INITIAL_USERS, NULL, NULL);
+	return state;
+}
+
+/*
+ * The state of the first row: the bounds are arguments 3 and 4, public
+ * constants that the coordinator writes into the query it ships.
+ */
+static ShardState *
+first_state(FunctionCallInfo fcinfo)
+{
+	MemoryContext aggcontext = aggregate_context(fcinfo, "uldp_shard.user_rows");
+	double		lower;
+	double		upper;
+
+	if (PG_ARGISNULL(3) || PG_ARGISNULL(4) ||
+		isnan(lower = PG_GETARG_FLOAT8(3)) || isnan(upper = PG_GETARG_FLOAT8(4)) ||
+		lower > upper)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("uldp_shard.user_rows needs bounds lower <= upper"),
+				 errhint("Pass the clamping bounds as two numbers, lower first.")));
+	return state_create(aggcontext, get_fn_expr_argtype(fcinfo->flinfo, 2),
+						lower, upper);
+}
+
+static Datum
+add_row(FunctionCallInfo fcinfo, double value)
+{
+	ShardState *state = PG_ARGISNULL(0) ? first_state(fcinfo) :
+		(ShardState *) PG_GETARG_POINTER(0);
+	uint64		id;
+
+	if (PG_ARGISNULL(2) || isnan(value) ||
+		!uldp_user_key(PG_GETARG_DATUM(2), state->key_byval, state->key_typlen, &id))
+		PG_RETURN_POINTER(state);
+	uldp_user_table_add(&state->table, id,
+						Min(Max(value, state->lower), state->upper), 1);
+	PG_RETURN_POINTER(state);
+}
+
+/* rows_transfn(state, value float8, user_id, lower, upper) */
+Datum
+uldp_shard_rows_transfn(PG_FUNCTION_ARGS)
+{
+	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_FLOAT8(1));
+}
+
+/* rows_bool_transfn(state, value boolean, user_id, lower, upper): 1 or 0 */
+Datum
+uldp_shard_rows_bool_transfn(PG_FUNCTION_ARGS)
+{
+	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_BOOL(1) ? 1 : 0);
+}
+
+/*
+ * The state as a value.  Without rows there is no state yet: an empty one
+ * is made, keyed by the user id's type (FINALFUNC_EXTRA passes the
+ * aggregate's argument types), so that every partition answers a state.
+ */
+Datum
+uldp_shard_rows_finalfn(PG_FUNCTION_ARGS)
+{
+	ShardState *state;
+
+	if (PG_ARGISNULL(0))
+		state = state_create(CurrentMemoryContext,
+							 get_fn_expr_argtype(fcinfo->flinfo, 2), 0, 0);
+	else
+		state = (ShardState *) PG_GETARG_POINTER(0);
+	uldp_user_table_flush(&state->table);
+	PG_RETURN_BYTEA_P(uldp_user_table_to_bytea(&state->table, state->key_byval,
+											   state->key_typlen));
+}
+
+Datum
+uldp_shard_rows_combinefn(PG_FUNCTION_ARGS)
+{
+	ShardState *state1 = PG_ARGISNULL(0) ? NULL : (ShardState *) PG_GETARG_POINTER(0);
+	ShardState *state2 = PG_ARGISNULL(1) ? NULL : (ShardState *) PG_GETARG_POINTER(1);
+	users_iterator iterator;
+	UldpUser   *user;
+
+	aggregate_context(fcinfo, "uldp_shard.rows_combinefn");
+	if (state2 == NULL)
+	{
+		if (state1 == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(state1);
+	}
+	/* deserialized states live in the aggregate context: adopt the first */
+	if (state1 == NULL)
+		PG_RETURN_POINTER(state2);
+	uldp_user_table_flush(&state2->table);
+	users_start_iterate(state2->table.users, &iterator);
+	while ((user = users_iterate(state2->table.users, &iterator)) != NULL)
+		uldp_user_table_add(&state1->table, user->id, user->sum, user->count);
+	uldp_user_table_flush(&state1->table);
+	PG_RETURN_POINTER(state1);
+}
+
+/* The bounds were applied to every row already: the value needs the users. */
+Datum
+uldp_shard_rows_serialfn(PG_FUNCTION_ARGS)
+{
+	ShardState *state = (ShardState *) PG_GETARG_POINTER(0);
+
+	uldp_user_table_flush(&state->table);
+	PG_RETURN_BYTEA_P(uldp_user_table_to_bytea(&state->table, state->key_byval,
+											   state->key_typlen));
+}
+
+Datum
+uldp_shard_rows_deserialfn(PG_FUNCTION_ARGS)
+{
+	bytea	   *value = PG_GETARG_BYTEA_PP(0);
+	MemoryContext aggcontext = aggregate_context(fcinfo, "uldp_shard.rows_deserialfn");
+	UldpTableHeader header;
+	const char *users = uldp_user_table_read_header(value, &header);
+	ShardState *state = MemoryContextAllocZero(aggcontext, sizeof(ShardState));
+
+	state->key_byval = header.key_byval;
+	state->key_typlen = header.key_typlen;
+	uldp_user_table_init(&state->table, aggcontext, INITIAL_USERS, NULL, NULL);
+	uldp_user_table_merge(&state->table, users, header.nusers);
+	PG_RETURN_POINTER(state);
+}
+
+/* state_summary(state bytea, OUT users bigint, OUT rows numeric, OUT total float8) */
+Datum
+uldp_shard_state_summary(PG_FUNCTION_ARGS)
+{
+	bytea	   *value = PG_GETARG_BYTEA_PP(0);
+	UldpTableHeader header;
+	const char *cursor = uldp_user_table_read_header(value, &header);
+	uint64		rows = 0;
+	double		total = 0;
+	TupleDesc	tupdesc;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	for (int64 i = 0; i < header.nusers; i++)
+	{
+		uint32		count;
+		double		sum;
+
+		memcpy(&count, cursor, sizeof(count));
+		memcpy(&sum, cursor + sizeof(count), sizeof(sum));
+		cursor += ULDP_SERIALIZED_USER_BYTES;
+		rows += count;
+		total += sum;
+	}
+	values[0] = Int64GetDatum(header.nusers);
+	values[1] = DirectFunctionCall1(int8_numeric, Int64GetDatum((int64) rows));
+	values[2] = Float8GetDatum(total);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
+													  values, nulls)));
+}

@@ -1,0 +1,117 @@
+-- test/pgtap/shard.sql -- uldp_shard, the shard-side extension (doc/scale-out.md): its objects and
+-- privileges, and what its state aggregate user_rows keeps per user, serially and in parallel.
+-- Releases nothing, so everything runs in one transaction that is rolled back.
+\set prefix uldp_tap_shard_
+\ir ../lib/prelude.sql
+
+BEGIN;
+CREATE EXTENSION uldp_shard;
+CREATE ROLE uldp_tap_shard_nobody NOLOGIN;
+CREATE FUNCTION uldp_tap_shard_explain(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+        RETURN NEXT line;
+    END LOOP;
+END
+$$;
+
+SELECT plan(22);
+
+-- ---------------------------------------------------------------------------
+-- objects and privileges
+SELECT has_schema('uldp_shard', 'uldp_shard installs schema uldp_shard');
+SELECT is_aggregate('uldp_shard', 'user_rows',
+    ARRAY['double precision', 'anyelement', 'double precision', 'double precision'],
+    'user_rows(value float8, user_id, lower, upper) is an aggregate');
+SELECT is_aggregate('uldp_shard', 'user_rows',
+    ARRAY['boolean', 'anyelement', 'double precision', 'double precision'],
+    'user_rows(value boolean, user_id, lower, upper) is an aggregate');
+SELECT function_returns('uldp_shard', 'user_rows',
+    ARRAY['double precision', 'anyelement', 'double precision', 'double precision'], 'bytea',
+    'user_rows returns the state as bytea');
+SELECT ok(NOT has_schema_privilege('uldp_tap_shard_nobody', 'uldp_shard', 'USAGE'),
+    'PUBLIC has no USAGE on schema uldp_shard');
+SELECT is((SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+           WHERE n.nspname = 'uldp_shard'
+             AND has_function_privilege('uldp_tap_shard_nobody', p.oid, 'EXECUTE')), 0::bigint,
+    'PUBLIC may execute no function of uldp_shard');
+SELECT is((SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+           WHERE n.nspname = 'uldp_shard' AND p.proparallel <> 's'), 0::bigint,
+    'every function of uldp_shard is parallel safe');
+
+-- ---------------------------------------------------------------------------
+-- what a state keeps: per user, the row count and the sum of rows clamped to the bounds
+CREATE TABLE uldp_tap_shard_rows (user_id int, v float8, flag boolean);
+INSERT INTO uldp_tap_shard_rows VALUES
+    (1, 2, true), (1, 4, false), (2, 100, true), (2, -100, true), (3, 'NaN', true),
+    (3, 'Infinity', NULL), (NULL, 5, true), (4, NULL, true), (5, '-Infinity', false);
+
+SELECT results_eq(
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id, -10, 10))).* FROM uldp_tap_shard_rows$$,
+    $$VALUES (4::bigint, 6::numeric, 2 + 4 + 10 - 10 + 10 - 10::float8)$$,
+    'rows are clamped to the bounds; NULL and NaN values and NULL ids are skipped; infinities clamp');
+SELECT results_eq(
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(flag, user_id, 0, 1))).* FROM uldp_tap_shard_rows$$,
+    $$VALUES (5::bigint, 7::numeric, 5::float8)$$,
+    'boolean values count as 1 and 0');
+SELECT results_eq(
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id::text, -10, 10))).* FROM uldp_tap_shard_rows$$,
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id, -10, 10))).* FROM uldp_tap_shard_rows$$,
+    'text user ids key the same users as their integers');
+SELECT results_eq(
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id, 0, 1))).* FROM uldp_tap_shard_rows WHERE false$$,
+    $$VALUES (0::bigint, 0::numeric, 0::float8)$$,
+    'empty input gives a state with no users, not NULL');
+SELECT is((SELECT length(uldp_shard.user_rows(v, user_id, 0, 1)) FROM uldp_tap_shard_rows WHERE false), 24,
+    'an empty state is its header alone (24 bytes)');
+SELECT is((SELECT length(uldp_shard.user_rows(v, user_id, -10, 10)) FROM uldp_tap_shard_rows), 24 + 4 * 20,
+    'a state takes 20 bytes per user');
+SELECT is((SELECT length(uldp_shard.user_rows(v, user_id::int8, -10, 10)) FROM uldp_tap_shard_rows WHERE user_id = 1),
+          (SELECT length(uldp_shard.user_rows(v, user_id::text, -10, 10)) FROM uldp_tap_shard_rows WHERE user_id = 1),
+    'whatever the id type, a user takes 20 bytes');
+
+-- ---------------------------------------------------------------------------
+-- parallel: partial states from workers are combined into the same state
+CREATE TABLE uldp_tap_shard_big AS
+    SELECT (hashint4(i) & 2147483647) % 5000 AS user_id, (i % 97)::float8 AS v
+    FROM generate_series(1, 200000) i;
+ANALYZE uldp_tap_shard_big;
+SET LOCAL max_parallel_workers_per_gather = 0;
+CREATE TEMP TABLE uldp_tap_shard_serial AS
+    SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id, 0, 50))).* FROM uldp_tap_shard_big;
+SET LOCAL max_parallel_workers_per_gather = 2;
+SET LOCAL parallel_setup_cost = 0;
+SET LOCAL parallel_tuple_cost = 0;
+SET LOCAL min_parallel_table_scan_size = 0;
+SELECT ok((SELECT bool_or(plan LIKE '%Partial Aggregate%') FROM
+           (SELECT t AS plan FROM uldp_tap_shard_explain(
+               'SELECT uldp_shard.user_rows(v, user_id, 0, 50) FROM uldp_tap_shard_big') t) s),
+    'user_rows runs as a partial aggregate in parallel workers');
+SELECT results_eq(
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id, 0, 50))).* FROM uldp_tap_shard_big$$,
+    $$SELECT * FROM uldp_tap_shard_serial$$,
+    'the parallel state has the same users, rows and sum as the serial one');
+SELECT results_eq(
+    $$SELECT * FROM uldp_tap_shard_serial$$,
+    $$SELECT count(DISTINCT user_id), count(*)::numeric, sum(least(v, 50)) FROM uldp_tap_shard_big$$,
+    'and they are the table''s users, rows and clamped sum');
+RESET max_parallel_workers_per_gather;
+
+-- ---------------------------------------------------------------------------
+-- errors: public arguments and call context only
+SELECT throws_ok($$SELECT uldp_shard.user_rows(v, user_id, 1, 0) FROM uldp_tap_shard_rows$$,
+    '22023', 'uldp_shard.user_rows needs bounds lower <= upper', 'bounds in the wrong order are refused');
+SELECT throws_ok($$SELECT uldp_shard.user_rows(v, user_id, NULL, 0) FROM uldp_tap_shard_rows$$,
+    '22023', 'uldp_shard.user_rows needs bounds lower <= upper', 'a NULL bound is refused');
+SELECT throws_ok($$SELECT uldp_shard.user_rows(v, user_id, 0, 1) OVER () FROM uldp_tap_shard_rows$$,
+    '0A000', 'uldp_shard.user_rows runs only as an aggregate', 'user_rows is not a window function');
+SELECT throws_ok($$SELECT uldp_shard.state_summary('\x0001'::bytea)$$,
+    '22P03', 'invalid per-user state', 'a value that is not a state is refused');
+SELECT throws_ok($$SELECT uldp_shard.state_summary(
+                     overlay(uldp_shard.user_rows(v, user_id, 0, 1) placing '\x00'::bytea from 1)) FROM uldp_tap_shard_rows$$,
+    '22P03', 'invalid per-user state', 'a state with another magic number (another byte order) is refused');
+
+SELECT * FROM finish();
+ROLLBACK;
