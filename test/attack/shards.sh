@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# test/attack/shards.sh -- uldp over postgres_fdw shards (issue 16, doc/scale-out.md): the shard
+# side as it stands, and the ways an analyst could reach a shard's exact per-user state.
+#
+# Starts its own coordinator and 3 shards (test/lib/shards.sh; ports ULDP_SHARD_PORT_BASE,
+# default 55100, to + 3), each shard with uldp_shard and nothing else of uldp; the coordinator
+# with uldp, postgres_fdw and uldp_shard, its servers listing only uldp_shard in "extensions".
+# Table visits (user_id bigint, ...) is hash-partitioned by user_id into 3 foreign partitions,
+# 60000 rows over 6000 users, and protected; visits_local holds the same rows on the coordinator.
+# The analyst has no SELECT on either, a budget, and (part d) a user mapping.
+#
+# Checked:
+#   a. the owner's per-partition user_rows, in a UNION ALL, is pushed down: EXPLAIN (VERBOSE)
+#      shows 3 Async Foreign Scans whose remote SQL runs uldp_shard.user_rows; the states hold
+#      exactly the users, rows and clamped sum of the same rows on one node (users are disjoint
+#      across partitions, since the partitions are keyed by the privacy unit);
+#   b. an analyst cannot run user_rows, on the coordinator or through a foreign partition, nor
+#      read a state with state_summary; none of it is executable by PUBLIC on a shard either;
+#   c. a release by the analyst over the sharded table is refused before reading (today: no
+#      pushdown yet, and a release over a foreign table cannot bound its memory) and charges
+#      nothing; the same release over visits_local runs and is charged once;
+#   d. with a user mapping for the analyst: still no state (gate; permission), still refused and
+#      not charged;
+#   e. a release run on a shard directly fails: shards have no uldp.
+# Deterministic: no check depends on noise.
+# shellcheck disable=SC2317 # functions called through ok_if
+set -uo pipefail
+# shellcheck source=test/attack/lib/attack.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/attack.sh"
+# shellcheck source=test/lib/shards.sh
+source "$ULDP_REPO/test/lib/shards.sh"
+
+ULDP_SHARDS_AT_EXIT=attack_at_exit
+A=uldp_attack_shards_analyst
+
+uldp_shards_start 3 >/dev/null || exit 1
+for i in 0 1 2; do
+    spsql "$i" -q -c 'CREATE EXTENSION uldp_shard' \
+        -c 'GRANT USAGE ON SCHEMA uldp_shard TO uldp_owner' \
+        -c 'GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA uldp_shard TO uldp_owner' || exit 1
+done
+cpsql -q -c 'CREATE EXTENSION uldp' -c 'CREATE EXTENSION uldp_shard' \
+    -c 'GRANT USAGE ON SCHEMA uldp_shard TO uldp_owner' \
+    -c 'GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA uldp_shard TO uldp_owner' \
+    -c "CREATE ROLE $A LOGIN" || exit 1
+for i in 0 1 2; do
+    cpsql -q -c "ALTER SERVER shard_$i OPTIONS (ADD extensions 'uldp_shard')" || exit 1
+done
+uldp_shards_create_table visits >/dev/null || exit 1
+uldp_shards_load visits 6000 60000 >/dev/null || exit 1
+cpsql -q -c "SELECT uldp.protect_table('visits', 'user_id')" \
+    -c "SELECT uldp.protect_table('visits_local', 'user_id')" \
+    -c "SELECT uldp.set_budget('$A', 100, 0.001)" >/dev/null || exit 1
+
+cq() { cpsql -qAt "$@"; }
+cq_as() { local role="$1"; shift; cpsql -qAt -U "$role" "$@"; }
+# sqlstate_on K ROLE SQL: the SQLSTATE ROLE gets for SQL on cluster K (0 = coordinator)
+sqlstate_on() {
+    local k="$1" role="$2" db=coord
+    [ "$k" -gt 0 ] && db=shard
+    _uldp_shards_psql "$k" -d "$db" -U "$role" -v ON_ERROR_STOP=0 -v VERBOSITY=verbose -c "$3" 2>&1 \
+        | sed -n 's/^ERROR: *\([0-9A-Z]\{5\}\):.*/\1/p' | head -1
+}
+ledger() { cq -c "SELECT count(*) || ' ' || coalesce(sum(epsilon), 0) FROM uldp.ledger_data WHERE role = '$A'"; }
+
+# ---------------------------------------------------------------------------------------------
+# a. pushdown of the state aggregate, and what the states hold
+STATES="SELECT uldp_shard.user_rows(amount, user_id, 0, 50) AS s FROM visits_p0
+        UNION ALL SELECT uldp_shard.user_rows(amount, user_id, 0, 50) FROM visits_p1
+        UNION ALL SELECT uldp_shard.user_rows(amount, user_id, 0, 50) FROM visits_p2"
+PLAN="$(cq_as uldp_owner -c "EXPLAIN (VERBOSE, COSTS OFF) $STATES")"
+is "$(grep -c 'Async Foreign Scan' <<<"$PLAN")" 3 "a. the owner's states come from 3 async foreign scans"
+is "$(grep -c 'Remote SQL: SELECT uldp_shard.user_rows(amount, user_id, 0' <<<"$PLAN")" 3 \
+    "a. each shard runs uldp_shard.user_rows itself (the aggregate is pushed down)" || diag "$PLAN"
+is "$(cq_as uldp_owner -c "SELECT sum(users) || ' ' || sum(rows) FROM (SELECT (uldp_shard.state_summary(s)).* FROM ($STATES) u) t")" \
+   "$(cq -c "SELECT count(DISTINCT user_id) || ' ' || count(*) FROM visits_local")" \
+   "a. the shards' states hold the same users and rows as one node"
+is "$(cq_as uldp_owner -c "SELECT round(sum(total)::numeric, 6) FROM (SELECT (uldp_shard.state_summary(s)).* FROM ($STATES) u) t")" \
+   "$(cq -c "SELECT round(sum(least(greatest(amount, 0), 50))::numeric, 6) FROM visits_local")" \
+   "a. and the same sum of rows clamped to [0, 50]"
+
+# ---------------------------------------------------------------------------------------------
+# b. no way for the analyst to a state
+is "$(sqlstate_on 0 "$A" 'SELECT uldp_shard.user_rows(amount, user_id, 0, 50) FROM visits')" 42501 \
+    "b. the analyst's user_rows over the protected table is refused"
+is "$(sqlstate_on 0 "$A" "SELECT uldp_shard.state_summary('\\x'::bytea)")" 42501 \
+    "b. the analyst may not use schema uldp_shard on the coordinator"
+ok_if "b. the analyst's user_rows through a foreign partition is refused" \
+    test -n "$(sqlstate_on 0 "$A" 'SELECT uldp_shard.user_rows(amount, user_id, 0, 50) FROM visits_p0')"
+cpsql -q -c "CREATE ROLE uldp_nobody" || exit 1
+for i in 0 1 2; do
+    spsql "$i" -q -c "CREATE ROLE uldp_nobody LOGIN" || exit 1
+    is "$(sqlstate_on $((i + 1)) uldp_nobody 'SELECT uldp_shard.user_rows(amount, user_id, 0, 50) FROM visits')" 42501 \
+        "b. on shard $i a role without grants may not run user_rows"
+done
+
+# ---------------------------------------------------------------------------------------------
+# c. releases over the sharded table: refused before reading, nothing charged
+RELEASE='SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM'
+L0="$(ledger)"
+ok_if "c. the analyst's release over the sharded table is refused" \
+    test -n "$(sqlstate_on 0 "$A" "$RELEASE visits")"
+is "$(ledger)" "$L0" "c. and charged nothing"
+ok_if "c. the same release over visits_local runs" \
+    test -n "$(cq_as "$A" -c "$RELEASE visits_local")"
+is "$(ledger)" "$(cq -c "SELECT ($(cut -d' ' -f1 <<<"$L0") + 1) || ' ' || ($(cut -d' ' -f2 <<<"$L0") + 0.5)")" \
+    "c. and is charged once, 0.5"
+
+# ---------------------------------------------------------------------------------------------
+# d. the analyst with a user mapping (as a careless DBA might give)
+for i in 0 1 2; do
+    cpsql -q -c "CREATE USER MAPPING FOR $A SERVER shard_$i OPTIONS (user 'uldp_owner', password_required 'false')" \
+        || exit 1
+done
+is "$(sqlstate_on 0 "$A" 'SELECT uldp_shard.user_rows(amount, user_id, 0, 50) FROM visits')" 42501 \
+    "d. with a user mapping, user_rows over the protected table is still refused"
+is "$(sqlstate_on 0 "$A" 'SELECT uldp_shard.user_rows(amount, user_id, 0, 50) FROM visits_p0')" 42501 \
+    "d. and through a foreign partition (no SELECT on it)"
+is "$(sqlstate_on 0 "$A" 'SELECT count(*) FROM visits_p1')" 42501 \
+    "d. and so is reading a foreign partition"
+L1="$(ledger)"
+ok_if "d. a release over the sharded table is still refused" \
+    test -n "$(sqlstate_on 0 "$A" "$RELEASE visits")"
+is "$(ledger)" "$L1" "d. and charged nothing"
+
+# ---------------------------------------------------------------------------------------------
+# e. shards release nothing
+is "$(sqlstate_on 1 postgres "$RELEASE visits")" 42883 "e. a release on a shard fails: no uldp there"
+
+attack_done
