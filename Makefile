@@ -19,7 +19,7 @@ OBJS = src/uldp.o src/random.o src/noise.o src/params.o src/tablemem.o src/usert
 	$(patsubst %,src/local/%.o,$(LOCAL_MODULES))
 DATA = sql/uldp--0.1.sql sql/uldp--0.1--0.2.sql sql/uldp--0.2--0.3.sql \
 	sql/uldp--0.3--0.4.sql sql/uldp--0.4--0.5.sql sql/uldp--0.5--0.6.sql \
-	sql/uldp--0.6--0.7.sql sql/uldp--0.7--0.8.sql
+	sql/uldp--0.6--0.7.sql sql/uldp--0.7--0.8.sql sql/uldp--0.8--0.9.sql
 REGRESS = uldp_mean uldp_range uldp_parallel uldp_budget uldp_errors uldp_protect uldp_ledger uldp_vector uldp_sgd uldp_sgd_accelerated uldp_sgd_robust uldp_sgd_outlier uldp_gate uldp_statement uldp_count uldp_sum uldp_quantile uldp_local uldp_grouped
 REGRESS_OPTS = --inputdir=.
 

@@ -37,7 +37,7 @@ noisy_user_count(FunctionCallInfo fcinfo, int64 *half_width)
 
 	uldp_refuse_window(fcinfo);
 	uldp_release_begin(fcinfo);
-	uldp_release_params(fcinfo, 1, &params);
+	uldp_release_params(fcinfo, uldp_release_first_param(fcinfo), &params);
 	n = PG_ARGISNULL(0) ? 0 : uldp_state_users((UldpState *) PG_GETARG_POINTER(0));
 	epsilon = params.epsilon * ULDP_SPEND_MARGIN;
 

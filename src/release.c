@@ -89,8 +89,9 @@ uldp_scalar_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 /*
  * Reads the parameters of a release its statement paid for, and returns the
  * users' values (averages or totals).  Arguments 0, 1 and 2 of the
- * aggregate are value, user_id and epsilon.  A boolean value is 0 or 1, so
- * its mean has the public bounds [0, 1] when none are given.
+ * aggregate are value (or, merging shards' states, the state), user_id and
+ * epsilon.  A boolean value is 0 or 1, so its mean has the public bounds
+ * [0, 1] when none are given.
  */
 static double *
 begin_release(FunctionCallInfo fcinfo, UldpParams *params, int64 *nusers,
@@ -100,7 +101,7 @@ begin_release(FunctionCallInfo fcinfo, UldpParams *params, int64 *nusers,
 
 	uldp_refuse_window(fcinfo);
 	uldp_release_begin(fcinfo);
-	uldp_release_params(fcinfo, 2, params);
+	uldp_release_params(fcinfo, uldp_release_first_param(fcinfo), params);
 	aggref = AggGetAggref(fcinfo);
 	/* aggargtypes, unlike args, survives the finalize step of a parallel
 	 * aggregation, whose args are the partial states */

@@ -767,6 +767,17 @@ uldp_release_params(FunctionCallInfo fcinfo, int first, UldpParams *params)
 	uldp_params_set(params, nvalues, values, nulls);
 }
 
+/*
+ * The position of a release's first public argument, the one after its user
+ * argument: a final function reads its parameters from there, whatever
+ * comes before the user argument (a value, a merged state, or nothing).
+ */
+int
+uldp_release_first_param(FunctionCallInfo fcinfo)
+{
+	return uldp_user_argument(AggGetAggref(fcinfo)->aggfnoid) + 1;
+}
+
 /* Called by final functions: the run they finish must have been paid for. */
 void
 uldp_release_begin(FunctionCallInfo fcinfo)

@@ -48,6 +48,7 @@ extern const UldpReleasePlan *uldp_release_plan(FunctionCallInfo fcinfo);
 extern bool uldp_release_bounded(FunctionCallInfo fcinfo);
 extern void uldp_release_begin(FunctionCallInfo fcinfo);
 extern void uldp_release_params(FunctionCallInfo fcinfo, int first, UldpParams *params);
+extern int	uldp_release_first_param(FunctionCallInfo fcinfo);
 extern int	uldp_release_constants(FunctionCallInfo fcinfo, int first, Datum *values,
 								   bool *nulls, int max);
 

@@ -74,6 +74,7 @@ PG_FUNCTION_INFO_V1(uldp_user_bool_transfn);
 PG_FUNCTION_INFO_V1(uldp_user_sum_transfn);
 PG_FUNCTION_INFO_V1(uldp_user_bool_sum_transfn);
 PG_FUNCTION_INFO_V1(uldp_user_count_transfn);
+PG_FUNCTION_INFO_V1(uldp_user_merge_transfn);
 PG_FUNCTION_INFO_V1(uldp_user_combinefn);
 PG_FUNCTION_INFO_V1(uldp_user_serialfn);
 PG_FUNCTION_INFO_V1(uldp_user_deserialfn);
@@ -293,6 +294,36 @@ uldp_user_count_transfn(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(1) &&
 		uldp_user_key(PG_GETARG_DATUM(1), state->key_byval, state->key_typlen, &id))
 		uldp_user_table_add(&state->table, id, 0, 1);
+	PG_RETURN_POINTER(state);
+}
+
+/*
+ * uldp_user_merge_transfn(state, shard_state bytea, user_id, epsilon [, ...]):
+ * the transition of the releases over shards (doc/scale-out.md).  Each
+ * input is one partition's per-user state, made by uldp_shard.user_rows
+ * with the release's own clamping of rows, so merging them (a user found in
+ * two is one user) gives the state the local transition function would have
+ * made from the same rows.  user_id is a NULL of the table's user id type:
+ * a state keyed by another type (another byte order, version, or id type)
+ * is refused, whatever its users; a NULL state adds nothing.
+ */
+Datum
+uldp_user_merge_transfn(PG_FUNCTION_ARGS)
+{
+	UldpState  *state = PG_ARGISNULL(0) ? transition_state(fcinfo, 2, false) :
+		(UldpState *) PG_GETARG_POINTER(0);
+	UldpTableHeader header;
+	const char *users;
+
+	if (PG_ARGISNULL(1))
+		PG_RETURN_POINTER(state);
+	users = uldp_user_table_read_header(PG_GETARG_BYTEA_PP(1), &header);
+	if (header.key_byval != state->key_byval || header.key_typlen != state->key_typlen)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("per-user state keyed by another user id type"),
+				 errhint("Make the shards' user id column the same type as the coordinator's.")));
+	uldp_user_table_merge(&state->table, users, header.nusers);
 	PG_RETURN_POINTER(state);
 }
 

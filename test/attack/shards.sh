@@ -13,7 +13,11 @@
 #   a. the owner's per-partition user_rows, in a UNION ALL, is pushed down: EXPLAIN (VERBOSE)
 #      shows 3 Async Foreign Scans whose remote SQL runs uldp_shard.user_rows; the states hold
 #      exactly the users, rows and clamped sum of the same rows on one node (users are disjoint
-#      across partitions, since the partitions are keyed by the privacy unit);
+#      across partitions, since the partitions are keyed by the privacy unit); and, in the seeded
+#      test mode, uldp.user_dp_mean / _sum / _count merging those states release exactly what
+#      user_dp_mean / _sum / _count release over the same rows on one node (each user's rows are
+#      summed in the same order on its shard as locally: both tables were loaded in one order),
+#      with one ledger row per statement;
 #   b. an analyst cannot run user_rows, on the coordinator or through a foreign partition, nor
 #      read a state with state_summary; none of it is executable by PUBLIC on a shard either;
 #   c. a release by the analyst over the sharded table is refused before reading (today: no
@@ -78,6 +82,26 @@ is "$(cq_as uldp_owner -c "SELECT sum(users) || ' ' || sum(rows) FROM (SELECT (u
 is "$(cq_as uldp_owner -c "SELECT round(sum(total)::numeric, 6) FROM (SELECT (uldp_shard.state_summary(s)).* FROM ($STATES) u) t")" \
    "$(cq -c "SELECT round(sum(least(greatest(amount, 0), 50))::numeric, 6) FROM visits_local")" \
    "a. and the same sum of rows clamped to [0, 50]"
+
+# the same releases from the merged states as from one node's rows, in the seeded test mode
+merged() { # merged AGG LOWER UPPER PARAMS: the release AGG(PARAMS) merging the shards' states
+    local s="uldp_shard.user_rows(amount, user_id, $2, $3)"
+    echo "SELECT uldp.$1(s, NULL::bigint, $4) FROM (SELECT $s AS s FROM visits_p0
+        UNION ALL SELECT $s FROM visits_p1 UNION ALL SELECT $s FROM visits_p2) u"
+}
+seeded() { cq -c "SET uldp.test_seed = 11" -c "$1"; }
+cq -c "SELECT uldp.set_budget('postgres', 100, 0.001)" >/dev/null || exit 1
+for c in "user_dp_mean|0|100|0.5, 0, 100|amount, user_id, 0.5, 0, 100" \
+         "user_dp_mean|-1e15|1e15|1|amount, user_id, 1" \
+         "user_dp_sum|-1e15|1e15|0.5, 0, 2000|amount, user_id, 0.5, 0, 2000" \
+         "user_dp_count|0|0|0.3|user_id, 0.3"; do
+    IFS='|' read -r agg lo hi params local <<<"$c"
+    is "$(seeded "$(merged "$agg" "$lo" "$hi" "$params")")" \
+       "$(seeded "SELECT $agg($local) FROM visits_local")" \
+       "a. uldp.$agg($params) over the shards' states releases what $agg($local) releases on one node"
+done
+is "$(cq -c "SELECT count(*) FROM uldp.ledger_data WHERE role = 'postgres' AND function LIKE 'user\_dp\_%'")" 8 \
+   "a. each of these 8 statements was charged once"
 
 # ---------------------------------------------------------------------------------------------
 # b. no way for the analyst to a state

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/attack/upgrade.sh -- ALTER EXTENSION uldp UPDATE from 0.1 through every version to 0.8 keeps
+# test/attack/upgrade.sh -- ALTER EXTENSION uldp UPDATE from 0.1 through every version to 0.9 keeps
 # budgets and ledger. A database that ran 0.1 (budgets, charges, a reset; a second role that is
 # dropped before 0.4) is updated step by step. 0.2 chains the existing rows in id order and
 # verify_ledger() finds them valid; 0.3 keeps rows, hashes and budgets and adds the learning
@@ -12,7 +12,9 @@
 # local protocol's functions and tables (kept by pg_dump), keeps every ledger row and budget, and
 # runs a round without charging any budget; 0.8 adds the functions of grouped releases
 # (group_register, group_member, group_users, the aggregate group_selected) and their three GUCs, keeps every
-# ledger row and budget, and runs a grouped release charged once, with partition selection.
+# ledger row and budget, and runs a grouped release charged once, with partition selection; 0.9
+# adds the six aggregates that merge shards' per-user states (user_dp_mean, _sum, _count in schema
+# uldp), keeps every ledger row and budget, and runs one.
 #
 # The library is always the newest, whose budget worker calls the 0.4 uldp._charge: before 0.4
 # the charges are made by calling that version's uldp._charge(oid, ...) as superuser, which is
@@ -163,10 +165,10 @@ sql -c "SELECT uldp.ldp_submit($round, 'u1', uldp.ldp_report($round, ARRAY[2.5])
 is "$(sql -c "SELECT uldp.ldp_result($round) ->> 'reports'")" "1" "a round runs after the update"
 is "$(ledger_and_budgets)" "$state_06" "and charges no budget"
 
-# 0.7 -> 0.8 (the default version): GROUP BY over uldp aggregates
+# 0.7 -> 0.8: GROUP BY over uldp aggregates
 state_07="$(ledger_and_budgets)"
-sql -c 'ALTER EXTENSION uldp UPDATE' || exit 1
-is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.8" "updated to 0.8 (the default version)"
+sql -c "ALTER EXTENSION uldp UPDATE TO '0.8'" || exit 1
+is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.8" "updated to 0.8"
 is "$(ledger_and_budgets)" "$state_07" "0.8 keeps every ledger row and budget"
 is "$(sql -c "SELECT count(*) FROM (VALUES ('uldp.group_register(bigint, int, anyelement, \"any\")'),
     ('uldp.group_member(bigint, int, anyelement, \"any\")'), ('uldp.group_users(bigint, int, anyelement, \"any\")'),
@@ -184,6 +186,22 @@ is "$(sql -c "SELECT concat_ws(' ', role, function, epsilon, delta, hash_version
     FROM uldp.ledger_data ORDER BY id DESC LIMIT 1")" "$A user_dp_mean, group_selected 0.5 0.00000001 2" \
     "it is charged once: its release and partition selection (0.25 + 0.25, delta 1e-8)"
 is "$(sql -c "SELECT epsilon_spent FROM uldp.budget_data WHERE role = '$A'")" "1.75" "the budget holds it"
+is "$(sql -c 'SELECT valid, problem IS NULL FROM uldp.verify_ledger()')" "t|t" "the ledger is valid after it"
+
+# 0.8 -> 0.9 (the default version): releases merging shards' per-user states
+state_08="$(ledger_and_budgets)"
+sql -c 'ALTER EXTENSION uldp UPDATE' || exit 1
+is "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'uldp'")" "0.9" "updated to 0.9 (the default version)"
+is "$(ledger_and_budgets)" "$state_08" "0.9 keeps every ledger row and budget"
+is "$(sql -c "SELECT count(*) FROM (VALUES ('uldp.user_dp_mean(bytea, anyelement, float8)'),
+    ('uldp.user_dp_mean(bytea, anyelement, float8, float8, float8)'),
+    ('uldp.user_dp_mean(bytea, anyelement, float8, float8, float8, float8)'),
+    ('uldp.user_dp_sum(bytea, anyelement, float8)'), ('uldp.user_dp_sum(bytea, anyelement, float8, float8, float8)'),
+    ('uldp.user_dp_count(bytea, anyelement, float8)')) f(name)
+    WHERE to_regprocedure(name) IS NOT NULL")" "6" "0.9 adds the six aggregates that merge shards' states"
+sql -c "SELECT uldp.set_budget(current_user::regrole, 1e6, 1)" >/dev/null || exit 1
+is "$(sql -c "SELECT uldp.user_dp_count(NULL::bytea, NULL::int, 0.5) >= 0")" "t" \
+    "a release merging no state runs after the update"
 is "$(sql -c 'SELECT valid, problem IS NULL FROM uldp.verify_ledger()')" "t|t" "the ledger is valid after it"
 
 sql -c "REVOKE SELECT ON visits FROM $A" -c "DROP ROLE $A" -c "CREATE ROLE $A LOGIN" \

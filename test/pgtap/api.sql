@@ -9,7 +9,7 @@ LOAD 'uldp';
 -- a role with nothing but PUBLIC's privileges
 CREATE ROLE uldp_tap_api_nobody NOLOGIN;
 
-SELECT plan(146);
+SELECT plan(148);
 
 -- ---------------------------------------------------------------------------
 -- aggregates (public schema): 3 arities x 2, polymorphic user id
@@ -203,8 +203,20 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    'ldp_sgd_step', 'ldp_ingest', 'shuffle_epsilon',
                                    'group_register', 'group_member', 'group_users', 'selection_transfn',
                                    'selection_finalfn', 'group_selected',
-                                   'group_registered', 'set_public_groups'],
+                                   'group_registered', 'set_public_groups',
+                                   'user_merge_transfn', 'user_dp_mean', 'user_dp_sum', 'user_dp_count'],
     'schema uldp has exactly the expected functions');
+-- the releases over shards (0.9): the same final functions as the local releases, over
+-- merged per-user states (bytea), keyed by a NULL of the user id type
+SELECT is_aggregate('uldp', 'user_dp_mean',
+    ARRAY['bytea', 'anyelement', 'double precision', 'double precision', 'double precision'],
+    'uldp.user_dp_mean(state, user_id, epsilon, lower, upper) is an aggregate');
+SELECT is((SELECT count(*) FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+           WHERE p.pronamespace = 'uldp'::regnamespace AND p.proname IN ('user_dp_mean', 'user_dp_sum', 'user_dp_count')
+             AND a.aggtransfn::regproc::text = 'uldp.user_merge_transfn'
+             AND a.aggfinalfn::regproc::text IN ('uldp.mean_finalfn', 'uldp.sum_finalfn', 'uldp.count_finalfn')
+             AND p.proargtypes[0] = 'bytea'::regtype AND p.proargtypes[1] = 'anyelement'::regtype), 6::bigint,
+    'six aggregates merge states: user_dp_mean (3 arities), user_dp_sum (2), user_dp_count, with the local final functions');
 -- the grouped rewrite's functions (0.8): called in every role's rewritten grouped releases,
 -- so executable by PUBLIC, volatile and parallel unsafe (one registry in one process)
 SELECT has_function('uldp', 'group_register', ARRAY['bigint', 'integer', 'anyelement', '"any"'],
@@ -315,7 +327,8 @@ SELECT is(
           'selection_finalfn/s', 'sum_ci_finalfn/s', 'sum_finalfn/s',
           'user_bool_sum_transfn/s', 'user_bool_sum_transfn/s',
           'user_bool_transfn/s', 'user_bool_transfn/s', 'user_bool_transfn/s', 'user_combinefn/s',
-          'user_count_transfn/s', 'user_deserialfn/s', 'user_serialfn/s',
+          'user_count_transfn/s', 'user_deserialfn/s',
+          'user_merge_transfn/s', 'user_merge_transfn/s', 'user_merge_transfn/s', 'user_serialfn/s',
           'user_sum_transfn/s', 'user_sum_transfn/s',
           'user_transfn/s', 'user_transfn/s', 'user_transfn/s'],
     'the aggregate support functions are C and parallel safe');
