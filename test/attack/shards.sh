@@ -91,9 +91,10 @@ merged() { # merged AGG LOWER UPPER PARAMS: the release AGG(PARAMS) merging the 
 }
 seeded() { cq -c "SET uldp.test_seed = 11" -c "$1"; }
 cq -c "SELECT uldp.set_budget('postgres', 100, 0.001)" >/dev/null || exit 1
+# rows are clamped as locally: to the mean's bounds, else to +-1e300 (ULDP_MAX_MAGNITUDE)
 for c in "user_dp_mean|0|100|0.5, 0, 100|amount, user_id, 0.5, 0, 100" \
-         "user_dp_mean|-1e15|1e15|1|amount, user_id, 1" \
-         "user_dp_sum|-1e15|1e15|0.5, 0, 2000|amount, user_id, 0.5, 0, 2000" \
+         "user_dp_mean|-1e300|1e300|1|amount, user_id, 1" \
+         "user_dp_sum|-1e300|1e300|0.5, 0, 2000|amount, user_id, 0.5, 0, 2000" \
          "user_dp_count|0|0|0.3|user_id, 0.3"; do
     IFS='|' read -r agg lo hi params local <<<"$c"
     is "$(seeded "$(merged "$agg" "$lo" "$hi" "$params")")" \

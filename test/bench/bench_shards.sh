@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# test/bench/bench_shards.sh -- releases over postgres_fdw shards (uldp 0.9, doc/scale-out.md)
+# against the same release on one node, in the same run.
+#
+# Starts a throwaway coordinator and 3 shards on this machine (test/lib/shards.sh), loads
+# ULDP_BENCH_SHARD_ROWS rows (default 6M) over a tenth as many users into the hash-partitioned
+# table visits (3 foreign partitions, uldp_shard on each shard) and into visits_local on the
+# coordinator, plus visits_share, the rows of one partition, on the coordinator. Times, with
+# jit = off, the median of RUNS runs after a warm-up, interleaved, as the superuser:
+#   plain avg       SELECT avg(amount) FROM visits_local
+#   one node        SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits_local
+#   one share       the same FROM visits_share (one node, one shard's rows: the weak-scaling base)
+#   shipping rows   the same FROM visits (the coordinator reads every row from the shards)
+#   merged states   uldp.user_dp_mean(s, NULL::bigint, 0.5, 0, 100) over a UNION ALL of the
+#                   partitions' uldp_shard.user_rows(amount, user_id, 0, 100), each pushed down
+#                   (an async foreign scan per shard), merged by user id on the coordinator
+# and the size of the states the shards send. All clusters share this machine's cores, so the
+# shards do not add CPU: the figures show the protocol's cost, not a cluster's speed-up.
+# Writes doc/benchmark-shards.md.
+#
+# Usage: bash test/bench/bench_shards.sh
+#   ULDP_NO_BUILD=1              benchmark what is installed
+#   ULDP_BENCH_RUNS              timed runs per query (default 5)
+#   ULDP_BENCH_SHARD_ROWS        rows (default 6000000)
+#   ULDP_BENCH_DOC               where to write the results (default doc/benchmark-shards.md)
+#   ULDP_SHARD_PORT_BASE         ports (default 55100..55103)
+set -euo pipefail
+
+RUNS="${ULDP_BENCH_RUNS:-5}"
+ROWS="${ULDP_BENCH_SHARD_ROWS:-6000000}"
+USERS=$((ROWS / 10))
+export ULDP_PG_CONF_EXTRA="shared_buffers = 2GB"
+export ULDP_SHARD_CONF_EXTRA="shared_buffers = 1GB"
+
+# shellcheck source=test/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+# shellcheck source=test/lib/shards.sh
+source "$ULDP_REPO/test/lib/shards.sh"
+DOC="${ULDP_BENCH_DOC:-$ULDP_REPO/doc/benchmark-shards.md}"
+
+uldp_prepare
+COMMIT="$(git -C "$ULDP_REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+uldp_shards_start 3
+for i in 0 1 2; do
+    spsql "$i" -q -c 'CREATE EXTENSION uldp_shard' \
+        -c 'GRANT USAGE ON SCHEMA uldp_shard TO uldp_owner' \
+        -c 'GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA uldp_shard TO uldp_owner'
+done
+cpsql -q -c 'CREATE EXTENSION uldp' -c 'CREATE EXTENSION uldp_shard' \
+    -c "SELECT uldp.set_budget('postgres', 1e9, 1)" >/dev/null
+for i in 0 1 2; do cpsql -q -c "ALTER SERVER shard_$i OPTIONS (ADD extensions 'uldp_shard')"; done
+uldp_shards_create_table visits
+uldp_shards_load visits "$USERS" "$ROWS"
+cpsql -q -c "CREATE TABLE visits_share AS SELECT * FROM visits_local
+                 WHERE satisfies_hash_partition('visits'::regclass, 3, 0, user_id)" \
+    -c 'VACUUM (FREEZE, ANALYZE) visits_local, visits_share'
+for i in 0 1 2; do spsql "$i" -q -c 'VACUUM (FREEZE, ANALYZE) visits'; done
+
+STATE="uldp_shard.user_rows(amount, user_id, 0, 100)"
+MERGED="SELECT uldp.user_dp_mean(s, NULL::bigint, 0.5, 0, 100) FROM (SELECT $STATE AS s FROM visits_p0
+    UNION ALL SELECT $STATE FROM visits_p1 UNION ALL SELECT $STATE FROM visits_p2) u"
+RELEASE='SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM'
+# name|query
+QUERIES=(
+    "plain avg (one node)|SELECT avg(amount) FROM visits_local"
+    "user_dp_mean, one node|$RELEASE visits_local"
+    "user_dp_mean, one node, one shard's rows|$RELEASE visits_share"
+    "user_dp_mean, shipping rows from 3 shards|$RELEASE visits"
+    "uldp.user_dp_mean, merging 3 shards' states|$MERGED"
+)
+
+uldp_log "timing ($RUNS runs, interleaved)"
+out="$({
+    echo 'SET jit = off;'
+    for q in "${QUERIES[@]}"; do echo "${q#*|} \\g /dev/null"; done
+    printf '%s\n' '\timing on'
+    for ((r = 0; r < RUNS; r++)); do
+        for i in "${!QUERIES[@]}"; do
+            printf '\\echo q%s\n%s \\g /dev/null\n' "$i" "${QUERIES[i]#*|}"
+        done
+    done
+} | cpsql -q 2>&1 | awk '/^q[0-9]+$/ {q = substr($0, 2)} /^Time:/ {print q, $2}')"
+declare -a MEDIAN
+for i in "${!QUERIES[@]}"; do
+    MEDIAN[i]="$(awk -v q="$i" '$1 == q {print $2}' <<<"$out" | sort -n |
+        awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')"
+done
+STATE_BYTES="$(cpsql -qAt -c "SELECT sum(length(s)) FROM (SELECT $STATE AS s FROM visits_p0
+    UNION ALL SELECT $STATE FROM visits_p1 UNION ALL SELECT $STATE FROM visits_p2) u")"
+PLAN="$(cpsql -qAt -c "EXPLAIN (VERBOSE, COSTS OFF) $MERGED")"
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+REPORT="# Releases over shards: speed against one node
+
+<!-- written by test/bench/bench_shards.sh; do not edit by hand -->
+
+uldp $(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$ULDP_REPO/uldp.control") (commit $COMMIT), run on $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores shared by the coordinator and 3 shards.
+\`bash test/bench/bench_shards.sh\`: $ROWS rows over $USERS users, hash-partitioned by user into 3 postgres_fdw partitions;
+median of $RUNS runs, ms, jit off; ratio: against \`user_dp_mean\` on one node with all the rows.
+
+| query | ms | ratio |
+|---|---|---|"
+for i in "${!QUERIES[@]}"; do
+    REPORT+="
+| ${QUERIES[i]%%|*} | ${MEDIAN[i]} | $(ratio "${MEDIAN[i]}" "${MEDIAN[1]}") |"
+done
+REPORT+="
+
+The shards send $STATE_BYTES bytes of per-user state in all ($(awk -v b="$STATE_BYTES" -v u="$USERS" 'BEGIN {printf "%.1f", b / u}') bytes a user).
+Weak scaling (3 shards holding 3 times one shard's rows, against one node with one shard's rows):
+$(ratio "${MEDIAN[4]}" "${MEDIAN[2]}") (goal: at most 1.5). On this machine the three shards and the coordinator share
+$(nproc) cores, so the shards' scans do not run in parallel as they would on three machines.
+
+The merged release's plan (EXPLAIN VERBOSE):
+
+\`\`\`
+$PLAN
+\`\`\`"
+
+printf '%s\n' "$REPORT"
+if [ "$DOC" != /dev/null ]; then
+    printf '%s\n' "$REPORT" >"$DOC"
+    uldp_log "wrote $DOC"
+fi
