@@ -186,30 +186,63 @@ uldp_user_table_write(UldpUserTable *table, char *cursor)
 	return cursor;
 }
 
+static uint64
+gcd_uint64(uint64 a, uint64 b)
+{
+	while (b != 0)
+	{
+		uint64		r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
 /*
  * Adds "nusers" serialized users read from "cursor" (a user found in both
  * is one user, with both its sums and counts); returns the end of what it
  * read.  The table grows at most once, to room for all of them.
+ *
+ * The users are read in a scrambled order.  Serialized users follow their
+ * table's buckets, that is the order of their hashes; inserted in that
+ * order into a table with the same hash function, users new to it would
+ * pile up behind one another (each shifting the entries after it, without
+ * the table growing until it is 90% full), and merging the disjoint users
+ * of shards would take quadratic time.  A stride coprime with nusers,
+ * near the golden ratio of it, visits every user once and spreads
+ * consecutive insertions over the whole table.
  */
 const char *
 uldp_user_table_merge(UldpUserTable *table, const char *cursor, int64 nusers)
 {
+	uint64		stride;
+	uint64		position = 0;
+
 	uldp_user_table_reserve(table, nusers);
-#define GET(value) (memcpy(&(value), cursor, sizeof(value)), cursor += sizeof(value))
+	if (nusers == 0)
+		return cursor;
+	stride = (uint64) (nusers * 0.6180339887498949) + 1;
+	while (gcd_uint64(stride, nusers) != 1)
+		stride++;
 	for (int64 i = 0; i < nusers; i++)
 	{
+		const char *user = cursor + position * ULDP_SERIALIZED_USER_BYTES;
 		uint32		count;
 		double		sum;
 		uint64		id;
 
-		GET(count);
-		GET(sum);
-		GET(id);
+		position += stride;
+		if (position >= (uint64) nusers)
+			position -= nusers;
+		__builtin_prefetch(cursor + position * ULDP_SERIALIZED_USER_BYTES);
+		memcpy(&count, user, sizeof(count));
+		memcpy(&sum, user + sizeof(count), sizeof(sum));
+		memcpy(&id, user + sizeof(count) + sizeof(sum), sizeof(id));
 		uldp_user_table_add(table, id, sum, count);
 	}
-#undef GET
 	uldp_user_table_flush(table);
-	return cursor;
+	return cursor + nusers * ULDP_SERIALIZED_USER_BYTES;
 }
 
 /*
