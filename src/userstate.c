@@ -333,8 +333,6 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 	MemoryContext aggcontext;
 	UldpState  *state1 = PG_ARGISNULL(0) ? NULL : (UldpState *) PG_GETARG_POINTER(0);
 	UldpState  *state2 = PG_ARGISNULL(1) ? NULL : (UldpState *) PG_GETARG_POINTER(1);
-	users_iterator iterator;
-	UldpUser   *user;
 
 	if (!AggCheckCallContext(fcinfo, &aggcontext))
 		elog(ERROR, "uldp_user_combinefn called in non-aggregate context");
@@ -360,10 +358,7 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 		state2->chunk_bytes = 0;
 	}
 	uldp_user_table_flush(&state2->table);
-	users_start_iterate(state2->table.users, &iterator);
-	while ((user = users_iterate(state2->table.users, &iterator)) != NULL)
-		uldp_user_table_add(&state1->table, user->id, user->sum, user->count);
-	uldp_user_table_flush(&state1->table);
+	uldp_user_table_add_table(&state1->table, &state2->table);
 	PG_RETURN_POINTER(state1);
 }
 

@@ -246,6 +246,31 @@ uldp_user_table_merge(UldpUserTable *table, const char *cursor, int64 nusers)
 }
 
 /*
+ * Adds every user of the flushed table "source" to "table", in a scrambled
+ * order for the reason given at uldp_user_table_merge: the buckets are
+ * visited with an odd stride (coprime with their power-of-two number), near
+ * the golden ratio of it.
+ */
+void
+uldp_user_table_add_table(UldpUserTable *table, UldpUserTable *source)
+{
+	users_hash *users = source->users;
+	uint64		stride = ((uint64) (users->size * 0.6180339887498949)) | 1;
+	uint64		bucket = 0;
+
+	uldp_user_table_reserve(table, uldp_user_table_users(table) + users->members);
+	for (uint64 i = 0; i < users->size; i++)
+	{
+		UldpUser   *user = &users->data[bucket];
+
+		bucket = (bucket + stride) & users->sizemask;
+		if (user->status == users_SH_IN_USE)
+			uldp_user_table_add(table, user->id, user->sum, user->count);
+	}
+	uldp_user_table_flush(table);
+}
+
+/*
  * A flushed table as a value: the header, with the user ids' type's
  * "key_byval" and "key_typlen", then its users.
  */

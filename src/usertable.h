@@ -98,6 +98,7 @@ extern void uldp_user_table_reserve(UldpUserTable *table, uint64 users);
 extern char *uldp_user_table_write(UldpUserTable *table, char *cursor);
 extern const char *uldp_user_table_merge(UldpUserTable *table, const char *cursor,
 										 int64 nusers);
+extern void uldp_user_table_add_table(UldpUserTable *table, UldpUserTable *source);
 extern bytea *uldp_user_table_to_bytea(UldpUserTable *table, bool key_byval,
 									   int16 key_typlen);
 extern const char *uldp_user_table_read_header(bytea *value, UldpTableHeader *header);

@@ -154,8 +154,6 @@ uldp_shard_rows_combinefn(PG_FUNCTION_ARGS)
 {
 	ShardState *state1 = PG_ARGISNULL(0) ? NULL : (ShardState *) PG_GETARG_POINTER(0);
 	ShardState *state2 = PG_ARGISNULL(1) ? NULL : (ShardState *) PG_GETARG_POINTER(1);
-	users_iterator iterator;
-	UldpUser   *user;
 
 	aggregate_context(fcinfo, "uldp_shard.rows_combinefn");
 	if (state2 == NULL)
@@ -168,10 +166,7 @@ uldp_shard_rows_combinefn(PG_FUNCTION_ARGS)
 	if (state1 == NULL)
 		PG_RETURN_POINTER(state2);
 	uldp_user_table_flush(&state2->table);
-	users_start_iterate(state2->table.users, &iterator);
-	while ((user = users_iterate(state2->table.users, &iterator)) != NULL)
-		uldp_user_table_add(&state1->table, user->id, user->sum, user->count);
-	uldp_user_table_flush(&state1->table);
+	uldp_user_table_add_table(&state1->table, &state2->table);
 	PG_RETURN_POINTER(state1);
 }
 
