@@ -186,87 +186,86 @@ uldp_user_table_write(UldpUserTable *table, char *cursor)
 	return cursor;
 }
 
-static uint64
-gcd_uint64(uint64 a, uint64 b)
-{
-	while (b != 0)
-	{
-		uint64		r = a % b;
-
-		a = b;
-		b = r;
-	}
-	return a;
-}
+/* users of a serialized table looked up to estimate how many are new */
+#define MERGE_SAMPLE 256
 
 /*
  * Adds "nusers" serialized users read from "cursor" (a user found in both
  * is one user, with both its sums and counts); returns the end of what it
- * read.  The table grows at most once, to room for all of them.
+ * read.
  *
- * The users are read in a scrambled order.  Serialized users follow their
- * table's buckets, that is the order of their hashes; inserted in that
- * order into a table with the same hash function, users new to it would
- * pile up behind one another (each shifting the entries after it, without
- * the table growing until it is 90% full), and merging the disjoint users
- * of shards would take quadratic time.  A stride coprime with nusers,
- * near the golden ratio of it, visits every user once and spreads
- * consecutive insertions over the whole table.
+ * Serialized users follow their table's buckets, that is the order of
+ * their hashes, and are added in that order: into a table of the same
+ * size, each addition then lands next to the previous one.  But users new
+ * to the table, added in hash order into a table close to its 90% growth
+ * point, pile up behind one another (each shifting the entries after it),
+ * which made merging shards' disjoint users take quadratic time.  So the
+ * table first grows to room for the users it already has and the new ones
+ * among "nusers", estimated from the first MERGE_SAMPLE of them: never
+ * more than their total, so within the memory a release reserved for them.
  */
 const char *
 uldp_user_table_merge(UldpUserTable *table, const char *cursor, int64 nusers)
 {
-	uint64		stride;
-	uint64		position = 0;
+	int64		sample = Min(nusers, MERGE_SAMPLE);
+	int64		found = 0;
 
-	uldp_user_table_reserve(table, nusers);
-	if (nusers == 0)
-		return cursor;
-	stride = (uint64) (nusers * 0.6180339887498949) + 1;
-	while (gcd_uint64(stride, nusers) != 1)
-		stride++;
+	for (int64 i = 0; i < sample; i++)
+	{
+		uint64		id;
+
+		memcpy(&id, cursor + i * ULDP_SERIALIZED_USER_BYTES + sizeof(uint32) + sizeof(double),
+			   sizeof(id));
+		if (users_lookup_hash(table->users, id, uldp_user_hash(id)) != NULL)
+			found++;
+	}
+	if (sample > 0)
+		uldp_user_table_reserve(table, uldp_user_table_users(table) +
+								nusers - nusers * found / sample);
+
 	for (int64 i = 0; i < nusers; i++)
 	{
-		const char *user = cursor + position * ULDP_SERIALIZED_USER_BYTES;
 		uint32		count;
 		double		sum;
 		uint64		id;
 
-		position += stride;
-		if (position >= (uint64) nusers)
-			position -= nusers;
-		__builtin_prefetch(cursor + position * ULDP_SERIALIZED_USER_BYTES);
-		memcpy(&count, user, sizeof(count));
-		memcpy(&sum, user + sizeof(count), sizeof(sum));
-		memcpy(&id, user + sizeof(count) + sizeof(sum), sizeof(id));
+		memcpy(&count, cursor, sizeof(count));
+		memcpy(&sum, cursor + sizeof(count), sizeof(sum));
+		memcpy(&id, cursor + sizeof(count) + sizeof(sum), sizeof(id));
+		cursor += ULDP_SERIALIZED_USER_BYTES;
 		uldp_user_table_add(table, id, sum, count);
 	}
 	uldp_user_table_flush(table);
-	return cursor + nusers * ULDP_SERIALIZED_USER_BYTES;
+	return cursor;
 }
 
 /*
- * Adds every user of the flushed table "source" to "table", in a scrambled
- * order for the reason given at uldp_user_table_merge: the buckets are
- * visited with an odd stride (coprime with their power-of-two number), near
- * the golden ratio of it.
+ * Adds every user of the flushed table "source" to "table", in bucket
+ * order, after growing "table" as uldp_user_table_merge does.
  */
 void
 uldp_user_table_add_table(UldpUserTable *table, UldpUserTable *source)
 {
 	users_hash *users = source->users;
-	uint64		stride = ((uint64) (users->size * 0.6180339887498949)) | 1;
-	uint64		bucket = 0;
+	users_iterator iterator;
+	UldpUser   *user;
+	int64		sample = 0;
+	int64		found = 0;
 
-	uldp_user_table_reserve(table, uldp_user_table_users(table) + users->members);
-	for (uint64 i = 0; i < users->size; i++)
+	users_start_iterate(users, &iterator);
+	while (sample < MERGE_SAMPLE && (user = users_iterate(users, &iterator)) != NULL)
 	{
-		UldpUser   *user = &users->data[bucket];
-
-		bucket = (bucket + stride) & users->sizemask;
-		if (user->status == users_SH_IN_USE)
-			uldp_user_table_add(table, user->id, user->sum, user->count);
+		sample++;
+		if (users_lookup_hash(table->users, user->id, uldp_user_hash(user->id)) != NULL)
+			found++;
 	}
+	if (sample > 0)
+		uldp_user_table_reserve(table, uldp_user_table_users(table) +
+								users->members - users->members * found / sample);
+
+	users_start_iterate(users, &iterator);
+	while ((user = users_iterate(users, &iterator)) != NULL)
+		uldp_user_table_add(table, user->id, user->sum, user->count);
 	uldp_user_table_flush(table);
 }
 
