@@ -184,18 +184,32 @@ uldp_show_server_log() {
     fi
 }
 
-uldp_stop_cluster() {
-    [ -n "${ULDP_PGTMP:-}" ] || return 0
-    if [ -f "$ULDP_PGDATA/postmaster.pid" ]; then
-        uldp_as_pg "$ULDP_PGBIN/pg_ctl" -D "$ULDP_PGDATA" -m fast -w -t 60 stop >/dev/null 2>&1 \
-            || uldp_as_pg "$ULDP_PGBIN/pg_ctl" -D "$ULDP_PGDATA" -m immediate -w stop >/dev/null 2>&1 \
-            || uldp_warn "could not stop the cluster in $ULDP_PGDATA"
+# uldp_initdb DATA LOG WHAT: a new throwaway cluster in DATA, as postgres (trust, UTF8, C
+# locale); initdb's output goes to LOG, and is shown if it fails ("initdb of WHAT failed").
+uldp_initdb() {
+    uldp_as_pg "$ULDP_PGBIN/initdb" -D "$1" -U postgres --no-sync -A trust -E UTF8 --locale=C \
+        >"$2" 2>&1 || { cat "$2" >&2; uldp_die "initdb of $3 failed"; }
+}
+
+# uldp_stop_cluster_in DATA DIR LOG: stop the cluster whose data directory is DATA (fast, then
+# immediate) and delete DIR, its temp dir, unless ULDP_KEEP=1 (then say where DIR and LOG are).
+uldp_stop_cluster_in() {
+    local data="$1" dir="$2" log="$3"
+    if [ -f "$data/postmaster.pid" ]; then
+        uldp_as_pg "$ULDP_PGBIN/pg_ctl" -D "$data" -m fast -w -t 60 stop >/dev/null 2>&1 \
+            || uldp_as_pg "$ULDP_PGBIN/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 \
+            || uldp_warn "could not stop the cluster in $data"
     fi
     if [ "${ULDP_KEEP:-0}" = 1 ]; then
-        echo "ULDP_KEEP=1: keeping $ULDP_PGTMP (server log: $ULDP_PGLOG)" >&2
+        echo "ULDP_KEEP=1: keeping $dir (server log: $log)" >&2
     else
-        rm -rf "$ULDP_PGTMP"
+        rm -rf "$dir"
     fi
+}
+
+uldp_stop_cluster() {
+    [ -n "${ULDP_PGTMP:-}" ] || return 0
+    uldp_stop_cluster_in "$ULDP_PGDATA" "$ULDP_PGTMP" "$ULDP_PGLOG"
     ULDP_PGTMP=""
 }
 
@@ -240,9 +254,7 @@ uldp_start_cluster() {
     export PSQL_HISTORY="$ULDP_PGTMP/psql_history"
 
     uldp_log "initdb in $ULDP_PGDATA"
-    uldp_as_pg "$ULDP_PGBIN/initdb" -D "$ULDP_PGDATA" -U postgres --no-sync -A trust \
-        -E UTF8 --locale=C >"$ULDP_PGTMP/initdb.log" 2>&1 \
-        || { cat "$ULDP_PGTMP/initdb.log" >&2; uldp_die "initdb failed"; }
+    uldp_initdb "$ULDP_PGDATA" "$ULDP_PGTMP/initdb.log" "the cluster"
 
     {
         echo ""

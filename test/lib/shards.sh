@@ -85,18 +85,8 @@ spsql() {
 # _uldp_shards_stop_one DIR: stop the cluster in DIR (fast, then immediate) and delete DIR.
 # Registered as a cleanup as soon as DIR exists, so a half-started set is removed too.
 _uldp_shards_stop_one() {
-    local dir="$1"
-    [ -d "$dir" ] || return 0
-    if [ -f "$dir/data/postmaster.pid" ]; then
-        uldp_as_pg "$ULDP_PGBIN/pg_ctl" -D "$dir/data" -m fast -w -t 60 stop >/dev/null 2>&1 \
-            || uldp_as_pg "$ULDP_PGBIN/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 \
-            || uldp_warn "could not stop the cluster in $dir/data"
-    fi
-    if [ "${ULDP_KEEP:-0}" = 1 ]; then
-        echo "ULDP_KEEP=1: keeping $dir (server log: $dir/server.log)" >&2
-    else
-        rm -rf "$dir"
-    fi
+    [ -d "$1" ] || return 0
+    uldp_stop_cluster_in "$1/data" "$1" "$1/server.log"
 }
 
 # _uldp_shards_init_one PORT ROLE: initdb + start one cluster (ROLE = coordinator or shard) in a
@@ -110,9 +100,7 @@ _uldp_shards_init_one() {
     _uldp_as_root chown postgres:postgres "$dir"
     chmod 700 "$dir" 2>/dev/null || true
 
-    uldp_as_pg "$ULDP_PGBIN/initdb" -D "$dir/data" -U postgres --no-sync -A trust \
-        -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 \
-        || { cat "$dir/initdb.log" >&2; uldp_die "initdb of the $role failed"; }
+    uldp_initdb "$dir/data" "$dir/initdb.log" "the $role"
     {
         echo ""
         echo "# --- added by test/lib/shards.sh ($role) ---"
