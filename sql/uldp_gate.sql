@@ -5,7 +5,8 @@ CREATE ROLE uldp_gate_analyst LOGIN;
 CREATE TABLE gate_visits AS
 	SELECT u AS user_id, ((u * 37 + j * 11) % 100)::float8 AS amount,
 		   ('note ' || u) COLLATE "C" AS note_c, ('note ' || j) COLLATE "POSIX" AS note_posix,
-		   point(u, j) AS spot, ARRAY[point(u, j)] AS spots, ARRAY[u, j] AS pair
+		   point(u, j) AS spot, ARRAY[point(u, j)] AS spots, ARRAY[u, j] AS pair,
+		   '\x00'::bytea AS blob
 	FROM generate_series(1, 200) u, generate_series(1, 3) j;
 SELECT uldp.protect_table('gate_visits', 'user_id');
 SELECT uldp.set_budget('uldp_gate_analyst', 100, 1e-6);
@@ -33,6 +34,10 @@ SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM gate_visits WHERE spots I
 -- ARRAY[...] of variable-length values from rows can exceed the 1 GB limit of a value
 SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM gate_visits WHERE ARRAY[note_c, note_c] IS NOT NULL;
 SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM gate_visits WHERE 'x' = ANY (ARRAY[note_c, 'y']);
+-- the releases over shards' states would read a row's bytea as a state: one user's row as
+-- many users (and an invalid one fails while reading)
+SELECT uldp.user_dp_count(blob, user_id, 0.5) FROM gate_visits;
+SELECT uldp.user_dp_mean(blob, user_id, 0.5, 0, 100) FROM gate_visits;
 RESET SESSION AUTHORIZATION;
 -- nothing was charged for the refused queries
 SELECT epsilon_spent FROM uldp.budget WHERE role = 'uldp_gate_analyst';

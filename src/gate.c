@@ -53,6 +53,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/sysattr.h"
 #include "catalog/dependency.h"
 #include "catalog/partition.h"
@@ -71,6 +72,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
+#include "utils/syscache.h"
 
 #include "gate.h"
 #include "grouping.h"
@@ -171,6 +173,24 @@ typedef struct Protected
 	List	   *keys;			/* the grouping keys, once made safe */
 } Protected;
 
+/*
+ * Does the aggregate merge per-user states (uldp.user_dp_mean and its
+ * siblings over shards' states) rather than read rows?  Its transition
+ * function says.
+ */
+static bool
+merges_states(Oid aggfnoid)
+{
+	HeapTuple	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	char	   *transfn;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for aggregate %u", aggfnoid);
+	transfn = get_func_name(((Form_pg_aggregate) GETSTRUCT(tuple))->aggtransfn);
+	ReleaseSysCache(tuple);
+	return transfn != NULL && strcmp(transfn, "user_merge_transfn") == 0;
+}
+
 static void
 check_aggref(Aggref *aggref, Protected *target)
 {
@@ -183,6 +203,15 @@ check_aggref(Aggref *aggref, Protected *target)
 		getExtensionOfObject(ProcedureRelationId, aggref->aggfnoid) != extension)
 		uldp_gate_refuse(target->table, psprintf("Aggregate %s is not a uldp release.",
 												 format_procedure(aggref->aggfnoid)));
+	/*
+	 * A state is many users' rows: read from one row of a protected table,
+	 * it would let one user's row count as any number of users.
+	 */
+	if (merges_states(aggref->aggfnoid))
+		uldp_gate_refuse_hint(target->table,
+							  psprintf("Aggregate %s merges per-user states of shards; a protected table's rows are not states.",
+									   format_procedure(aggref->aggfnoid)),
+							  "Call the release of the same name in the public schema on the table's rows.");
 	if (aggref->agglevelsup != 0 || aggref->aggdistinct != NIL || aggref->aggorder != NIL ||
 		aggref->aggstar || aggref->aggvariadic || aggref->aggkind != AGGKIND_NORMAL)
 		uldp_gate_refuse(target->table,
