@@ -189,6 +189,24 @@ uldp_user_table_write(UldpUserTable *table, char *cursor)
 /* users of a serialized table looked up to estimate how many are new */
 #define MERGE_SAMPLE 256
 
+static inline bool
+table_has(UldpUserTable *table, uint64 id)
+{
+	return users_lookup_hash(table->users, id, uldp_user_hash(id)) != NULL;
+}
+
+/*
+ * Grows the table to room for its users and the new ones among "incoming",
+ * of which "found" of the first "sample" are in it already.
+ */
+static void
+reserve_for_new(UldpUserTable *table, int64 incoming, int64 sample, int64 found)
+{
+	if (sample > 0)
+		uldp_user_table_reserve(table, uldp_user_table_users(table) +
+								incoming - incoming * found / sample);
+}
+
 /*
  * Adds "nusers" serialized users read from "cursor" (a user found in both
  * is one user, with both its sums and counts); returns the end of what it
@@ -216,12 +234,9 @@ uldp_user_table_merge(UldpUserTable *table, const char *cursor, int64 nusers)
 
 		memcpy(&id, cursor + i * ULDP_SERIALIZED_USER_BYTES + sizeof(uint32) + sizeof(double),
 			   sizeof(id));
-		if (users_lookup_hash(table->users, id, uldp_user_hash(id)) != NULL)
-			found++;
+		found += table_has(table, id);
 	}
-	if (sample > 0)
-		uldp_user_table_reserve(table, uldp_user_table_users(table) +
-								nusers - nusers * found / sample);
+	reserve_for_new(table, nusers, sample, found);
 
 	for (int64 i = 0; i < nusers; i++)
 	{
@@ -256,12 +271,9 @@ uldp_user_table_add_table(UldpUserTable *table, UldpUserTable *source)
 	while (sample < MERGE_SAMPLE && (user = users_iterate(users, &iterator)) != NULL)
 	{
 		sample++;
-		if (users_lookup_hash(table->users, user->id, uldp_user_hash(user->id)) != NULL)
-			found++;
+		found += table_has(table, user->id);
 	}
-	if (sample > 0)
-		uldp_user_table_reserve(table, uldp_user_table_users(table) +
-								users->members - users->members * found / sample);
+	reserve_for_new(table, users->members, sample, found);
 
 	users_start_iterate(users, &iterator);
 	while ((user = users_iterate(users, &iterator)) != NULL)
