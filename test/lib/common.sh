@@ -184,6 +184,33 @@ uldp_show_server_log() {
     fi
 }
 
+# uldp_conf_common PORT SOCKET_DIR: the postgresql.conf lines of every throwaway cluster: its
+# port and unix socket only (no TCP), workers for parallel plans, 256MB of shared buffers, and the
+# log in the file given to pg_ctl.
+uldp_conf_common() {
+    echo "port = $1"
+    echo "listen_addresses = ''"
+    echo "unix_socket_directories = '$2'"
+    echo "max_worker_processes = 32"
+    echo "max_parallel_workers = 8"
+    echo "max_parallel_workers_per_gather = 2"
+    echo "shared_buffers = 256MB"
+    echo "logging_collector = off"
+}
+
+# uldp_conf_extra: the caller's extra settings, test/postgresql.extra.conf and then
+# $ULDP_PG_CONF_EXTRA (later lines win), for the cluster that runs uldp.
+uldp_conf_extra() {
+    if [ -f "$ULDP_REPO/test/postgresql.extra.conf" ]; then
+        echo "# --- test/postgresql.extra.conf ---"
+        cat "$ULDP_REPO/test/postgresql.extra.conf"
+    fi
+    if [ -n "${ULDP_PG_CONF_EXTRA:-}" ]; then
+        echo "# --- \$ULDP_PG_CONF_EXTRA ---"
+        printf '%s\n' "$ULDP_PG_CONF_EXTRA"
+    fi
+}
+
 # uldp_initdb DATA LOG WHAT: a new throwaway cluster in DATA, as postgres (trust, UTF8, C
 # locale); initdb's output goes to LOG, and is shown if it fails ("initdb of WHAT failed").
 uldp_initdb() {
@@ -259,24 +286,10 @@ uldp_start_cluster() {
     {
         echo ""
         echo "# --- added by test/lib/common.sh ---"
-        echo "port = $PGPORT"
-        echo "listen_addresses = ''"
-        echo "unix_socket_directories = '$ULDP_PGTMP'"
-        echo "max_worker_processes = 32"
-        echo "max_parallel_workers = 8"
-        echo "max_parallel_workers_per_gather = 2"
+        uldp_conf_common "$PGPORT" "$ULDP_PGTMP"
         echo "synchronous_commit = on"
         echo "shared_preload_libraries = 'uldp'   # the query gate of protected tables"
-        echo "shared_buffers = 256MB"
-        echo "logging_collector = off"
-        if [ -f "$ULDP_REPO/test/postgresql.extra.conf" ]; then
-            echo "# --- test/postgresql.extra.conf ---"
-            cat "$ULDP_REPO/test/postgresql.extra.conf"
-        fi
-        if [ -n "${ULDP_PG_CONF_EXTRA:-}" ]; then
-            echo "# --- \$ULDP_PG_CONF_EXTRA ---"
-            printf '%s\n' "$ULDP_PG_CONF_EXTRA"
-        fi
+        uldp_conf_extra
     } >>"$ULDP_PGDATA/postgresql.conf"
 
     uldp_log "starting cluster (socket dir $PGHOST, port $PGPORT)"

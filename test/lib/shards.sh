@@ -104,25 +104,11 @@ _uldp_shards_init_one() {
     {
         echo ""
         echo "# --- added by test/lib/shards.sh ($role) ---"
-        echo "port = $port"
-        echo "listen_addresses = ''"
         # the socket dir doubles as the foreign servers' host option (a path = unix socket)
-        echo "unix_socket_directories = '$dir'"
-        echo "max_worker_processes = 32"
-        echo "max_parallel_workers = 8"
-        echo "max_parallel_workers_per_gather = 2"
-        echo "shared_buffers = 256MB"
-        echo "logging_collector = off"
+        uldp_conf_common "$port" "$dir"
         if [ "$role" = coordinator ]; then
             echo "shared_preload_libraries = 'uldp'   # the query gate of protected tables"
-            if [ -f "$ULDP_REPO/test/postgresql.extra.conf" ]; then
-                echo "# --- test/postgresql.extra.conf ---"
-                cat "$ULDP_REPO/test/postgresql.extra.conf"
-            fi
-            if [ -n "${ULDP_PG_CONF_EXTRA:-}" ]; then
-                echo "# --- \$ULDP_PG_CONF_EXTRA ---"
-                printf '%s\n' "$ULDP_PG_CONF_EXTRA"
-            fi
+            uldp_conf_extra
         else
             # shards run no uldp unless asked: they only store rows and run what is pushed down
             echo "shared_preload_libraries = '${ULDP_SHARD_PRELOAD:-}'"
