@@ -53,7 +53,6 @@
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
 #include "access/sysattr.h"
 #include "catalog/dependency.h"
 #include "catalog/partition.h"
@@ -72,7 +71,6 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
-#include "utils/syscache.h"
 
 #include "gate.h"
 #include "grouping.h"
@@ -181,13 +179,8 @@ typedef struct Protected
 static bool
 merges_states(Oid aggfnoid)
 {
-	HeapTuple	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
-	char	   *transfn;
+	char	   *transfn = uldp_aggregate_support_name(aggfnoid, false);
 
-	if (!HeapTupleIsValid(tuple))
-		elog(ERROR, "cache lookup failed for aggregate %u", aggfnoid);
-	transfn = get_func_name(((Form_pg_aggregate) GETSTRUCT(tuple))->aggtransfn);
-	ReleaseSysCache(tuple);
 	return transfn != NULL && strcmp(transfn, "user_merge_transfn") == 0;
 }
 

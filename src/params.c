@@ -16,6 +16,8 @@
 
 #include <math.h>
 
+#include "access/htup_details.h"
+#include "catalog/pg_aggregate.h"
 #include "executor/executor.h"
 #include "nodes/execnodes.h"
 #include "nodes/nodeFuncs.h"
@@ -25,6 +27,7 @@
 #include "parser/parsetree.h"
 #include "nodes/plannodes.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 #include "params.h"
 
@@ -331,6 +334,25 @@ uldp_user_argument(Oid aggfnoid)
 			return i;
 	elog(ERROR, "uldp aggregate %u has no user argument", aggfnoid);
 	return -1;
+}
+
+/*
+ * The name of a uldp aggregate's transition function, or of its final
+ * function: what says which kind of state it reads and which release it is.
+ */
+char *
+uldp_aggregate_support_name(Oid aggfnoid, bool final)
+{
+	HeapTuple	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	Form_pg_aggregate aggregate;
+	char	   *name;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for aggregate %u", aggfnoid);
+	aggregate = (Form_pg_aggregate) GETSTRUCT(tuple);
+	name = get_func_name(final ? aggregate->aggfinalfn : aggregate->aggtransfn);
+	ReleaseSysCache(tuple);
+	return name;
 }
 
 void

@@ -60,6 +60,7 @@ extern int	uldp_aggref_constants(FunctionCallInfo fcinfo, int first,
 extern void uldp_params_from_args(FunctionCallInfo fcinfo, int first,
 								  UldpParams *params);
 extern int	uldp_user_argument(Oid aggfnoid);
+extern char *uldp_aggregate_support_name(Oid aggfnoid, bool final);
 extern void uldp_refuse_window(FunctionCallInfo fcinfo);
 
 #endif							/* ULDP_PARAMS_H */

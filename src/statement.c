@@ -49,11 +49,9 @@
 
 #include "access/parallel.h"
 #include "catalog/dependency.h"
-#include "catalog/pg_aggregate.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
-#include "access/htup_details.h"
 #include "executor/executor.h"
 #include "executor/nodeAgg.h"
 #include "funcapi.h"
@@ -65,7 +63,6 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
-#include "utils/syscache.h"
 
 #include "budget.h"
 #include "dimension.h"
@@ -169,13 +166,7 @@ uldp_register_release(const char *finalfn, UldpPlanRelease plan, int delta_param
 static const ReleaseKind *
 release_kind(Oid aggfnoid)
 {
-	HeapTuple	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
-	char	   *name;
-
-	if (!HeapTupleIsValid(tuple))
-		elog(ERROR, "cache lookup failed for aggregate %u", aggfnoid);
-	name = get_func_name(((Form_pg_aggregate) GETSTRUCT(tuple))->aggfinalfn);
-	ReleaseSysCache(tuple);
+	char	   *name = uldp_aggregate_support_name(aggfnoid, true);
 
 	for (int i = 0; name && i < nrelease_kinds; i++)
 		if (strcmp(release_kinds[i].finalfn, name) == 0)
