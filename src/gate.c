@@ -77,6 +77,7 @@
 #include "params.h"
 #include "protect.h"
 #include "safe_expr.h"
+#include "shardrewrite.h"
 
 static planner_hook_type previous_planner_hook = NULL;
 static ExecutorStart_hook_type previous_executor_start_hook = NULL;
@@ -139,25 +140,33 @@ is_gated(RangeTblEntry *rte, AttrNumber *privacy_unit)
 
 /*
  * Does rte read, itself or as one of its partitions, a protected table that
- * its checking role may not read?  (The planner checks privileges on the
- * partitioned table only, so a partition's own entry says nothing.)
+ * userid may not read?  (The planner checks privileges on the partitioned
+ * table only, so a partition's own entry says nothing.)
  */
 bool
-uldp_gate_reads_protected(RangeTblEntry *rte)
+uldp_gate_reads_protected_as(RangeTblEntry *rte, Oid userid)
 {
-	Oid			userid = OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
 	AttrNumber	privacy_unit;
 	ListCell   *lc;
 
-	if (is_gated(rte, &privacy_unit))
+	if (rte->rtekind != RTE_RELATION)
+		return false;
+	if (!select_allowed(rte, userid) && uldp_table_protection(rte->relid, &privacy_unit))
 		return true;
-	if (rte->rtekind != RTE_RELATION || !get_rel_relispartition(rte->relid))
+	if (!get_rel_relispartition(rte->relid))
 		return false;
 	foreach(lc, get_partition_ancestors(rte->relid))
 		if (uldp_table_protection(lfirst_oid(lc), &privacy_unit) &&
 			pg_class_aclcheck(lfirst_oid(lc), userid, ACL_SELECT) != ACLCHECK_OK)
 			return true;
 	return false;
+}
+
+/* The same, for the role that rte's reads are checked as. */
+bool
+uldp_gate_reads_protected(RangeTblEntry *rte)
+{
+	return uldp_gate_reads_protected_as(rte, OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId());
 }
 
 /* The protected table a release query reads. */
@@ -322,8 +331,10 @@ check_join_tree(Node *node, Protected *target)
 /*
  * Refuse query unless it is a release over its range table entry varno, a
  * protected table; rewrite its per-row expressions to their safe versions.
+ * Returns the clauses, without columns, that must hold before it reads a
+ * row (safe_expr.c).
  */
-static void
+static List *
 check_release(Query *query, Index varno, RangeTblEntry *rte, AttrNumber privacy_unit)
 {
 	Protected	target = {varno, privacy_unit, get_rel_name(rte->relid), NULL, NIL, NIL};
@@ -380,19 +391,48 @@ check_release(Query *query, Index varno, RangeTblEntry *rte, AttrNumber privacy_
 		uldp_gate_refuse(target.table, "Volatile functions, which may have side effects, are not allowed.");
 	check_join_tree((Node *) from, &target);
 	from->quals = uldp_safe_expr(from->quals, target.table, &target.checks);
-	/* evaluated once, before the scan reads a row: a clause without columns */
-	if (target.checks != NIL)
-		from->quals = make_and_qual(from->quals, (Node *) make_ands_explicit(target.checks));
+	return target.checks;
+}
+
+/* What the gate did to a statement while it was planned. */
+typedef struct GateContext
+{
+	const char *gated;			/* a protected table read as a release */
+	UldpShardRewrites shards;	/* its releases over shards (shardrewrite.c) */
+} GateContext;
+
+/*
+ * A release over a table kept on shards by a role that may read it: it
+ * ships rows unless it is rewritten, and the DBA is told why not.  Returns
+ * true if it rewrote it.
+ */
+static bool
+rewrite_readable(Query *query, Index varno, RangeTblEntry *rte, GateContext *context)
+{
+	AttrNumber	privacy_unit;
+	const char *reason;
+
+	if (!context->shards.enabled || rte->rtekind != RTE_RELATION ||
+		!uldp_table_protection(rte->relid, &privacy_unit) || !uldp_table_sharded(rte->relid))
+		return false;
+	if (uldp_shard_rewrite(query, varno, NIL, false, &context->shards, &reason))
+		return true;
+	if (reason != NULL)
+		ereport(NOTICE,
+				(errmsg("uldp ships the rows of \"%s\" from its shards", get_rel_name(rte->relid)),
+				 errdetail_internal("%s", reason),
+				 errhint("Releases over it by roles that may not read it are refused.")));
+	return false;
 }
 
 /*
  * Check one query level; drop the SELECT requirement of the protected
- * entries it reads as a release.  Returns the name of one, or NULL.
+ * entries it reads as a release, or rewrite releases over tables kept on
+ * shards (shardrewrite.c).
  */
-static const char *
-gate_query(Query *query)
+static void
+gate_query(Query *query, GateContext *context)
 {
-	const char *gated = NULL;
 	Index		varno = 0;
 	ListCell   *lc;
 
@@ -400,15 +440,32 @@ gate_query(Query *query)
 	{
 		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
 		AttrNumber	privacy_unit;
+		List	   *checks;
+		const char *reason;
 
 		varno++;
 		if (!(rte->requiredPerms & ACL_SELECT) || !is_gated(rte, &privacy_unit))
+		{
+			if (rewrite_readable(query, varno, rte, context))
+				return;			/* the entry is now the shards' states */
 			continue;
-		check_release(query, varno, rte, privacy_unit);
+		}
+		checks = check_release(query, varno, rte, privacy_unit);
 		rte->requiredPerms &= ~ACL_SELECT;
-		gated = get_rel_name(rte->relid);
+		context->gated = get_rel_name(rte->relid);
+		if (uldp_table_sharded(rte->relid))
+		{
+			if (!uldp_shard_rewrite(query, varno, checks, true, &context->shards, &reason))
+				uldp_gate_refuse_hint(context->gated,
+									  reason ? reason : "It releases nothing.",
+									  "Release with user_dp_mean, user_dp_sum or user_dp_count, without GROUP BY or joins, filtering with expressions the shards can run.");
+			return;				/* the entry is now the shards' states */
+		}
+		/* evaluated once, before the scan reads a row: a clause without columns */
+		if (checks != NIL)
+			query->jointree->quals = make_and_qual(query->jointree->quals,
+												   (Node *) make_ands_explicit(checks));
 	}
-	return gated;
 }
 
 /*
@@ -417,27 +474,26 @@ gate_query(Query *query)
  * (grouping.c), whose added calls are uldp's own and need no check.
  */
 static bool
-gate_walker(Node *node, const char **gated)
+gate_walker(Node *node, GateContext *context)
 {
 	if (node == NULL)
 		return false;
 	if (IsA(node, Query))
 	{
 		Query	   *query = (Query *) node;
-		const char *table = gate_query(query);
 
-		if (table)
-			*gated = table;
+		gate_query(query, context);
 		uldp_grouping_rewrite(query);
-		return query_tree_walker(query, gate_walker, (void *) gated, 0);
+		return query_tree_walker(query, gate_walker, (void *) context, 0);
 	}
-	return expression_tree_walker(node, gate_walker, (void *) gated);
+	return expression_tree_walker(node, gate_walker, (void *) context);
 }
 
+/* Plans a statement checked by the gate. */
 static PlannedStmt *
-gate_planner(Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams)
+plan_checked(Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams,
+			 const GateContext *context)
 {
-	const char *gated = NULL;
 	int			nest_level;
 	PlannedStmt *plan;
 	static const char *const scan_settings[][2] = {
@@ -445,8 +501,7 @@ gate_planner(Query *parse, const char *query_string, int cursorOptions, ParamLis
 		{"enable_bitmapscan", "off"}, {"enable_tidscan", "off"},
 	};
 
-	gate_walker((Node *) parse, &gated);
-	if (!gated)
+	if (!context->gated)
 	{
 		if (previous_planner_hook)
 			return previous_planner_hook(parse, query_string, cursorOptions, boundParams);
@@ -454,7 +509,7 @@ gate_planner(Query *parse, const char *query_string, int cursorOptions, ParamLis
 	}
 
 	if (Debug_print_plan)
-		uldp_gate_refuse(gated, "debug_print_plan would print row estimates of a protected table.");
+		uldp_gate_refuse(context->gated, "debug_print_plan would print row estimates of a protected table.");
 	/* restored when planning ends, or by the abort if it fails */
 	nest_level = NewGUCNestLevel();
 	for (int i = 0; i < lengthof(scan_settings); i++)
@@ -466,6 +521,42 @@ gate_planner(Query *parse, const char *query_string, int cursorOptions, ParamLis
 		plan = standard_planner(parse, query_string, cursorOptions, boundParams);
 	AtEOXact_GUC(true, nest_level);
 	return plan;
+}
+
+/*
+ * Checks and rewrites a statement, then plans it.  A release rewritten over
+ * shards whose states postgres_fdw would not compute on the shards is
+ * refused to a role that may not read the table; for one that may, the
+ * statement is planned again as written, shipping rows.
+ */
+static PlannedStmt *
+gate_planner(Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams)
+{
+	GateContext context = {0};
+	Query	   *original = NULL;
+	PlannedStmt *plan;
+	const char *unpushed;
+
+	if (uldp_query_reads_shards(parse))
+	{
+		original = copyObject(parse);
+		context.shards.enabled = true;
+	}
+	gate_walker((Node *) parse, &context);
+	plan = plan_checked(parse, query_string, cursorOptions, boundParams, &context);
+	if (context.shards.table == NULL ||
+		(unpushed = uldp_shard_unpushed(plan, &context.shards)) == NULL)
+		return plan;
+	if (context.shards.gated)
+		uldp_gate_refuse_hint(context.shards.gated, unpushed,
+							  "Ask the DBA to list uldp_shard in the foreign servers' extensions option.");
+	ereport(NOTICE,
+			(errmsg("uldp ships the rows of \"%s\" from its shards", context.shards.table),
+			 errdetail_internal("%s", unpushed),
+			 errhint("Releases over it by roles that may not read it are refused.")));
+	memset(&context, 0, sizeof(context));
+	gate_walker((Node *) original, &context);
+	return plan_checked(original, query_string, cursorOptions, boundParams, &context);
 }
 
 static void

@@ -13,6 +13,7 @@
 
 extern void uldp_gate_init(void);
 extern bool uldp_gate_reads_protected(RangeTblEntry *rte);
+extern bool uldp_gate_reads_protected_as(RangeTblEntry *rte, Oid userid);
 pg_attribute_noreturn() extern void uldp_gate_refuse(const char *table, const char *detail);
 pg_attribute_noreturn() extern void uldp_gate_refuse_hint(const char *table, const char *detail,
 													   const char *hint);

@@ -49,14 +49,15 @@
 
 #include "access/parallel.h"
 #include "catalog/dependency.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "executor/executor.h"
 #include "executor/nodeAgg.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
-#include "storage/bufmgr.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -70,18 +71,10 @@
 #include "groupbound.h"
 #include "grouping.h"
 #include "params.h"
+#include "rowbound.h"
+#include "shardrewrite.h"
 #include "statement.h"
 #include "userstate.h"
-
-/*
- * The most rows a heap page can hold that a release reads: a row that
- * reaches a release has a non-null user id, so its tuple has a header
- * (padded to MAXALIGN) and at least one byte of data, stored MAXALIGNed,
- * plus its line pointer: 226 rows per 8 kB page.
- */
-#define ROWS_PER_PAGE \
-	((BLCKSZ - SizeOfPageHeaderData) / \
-	 (MAXALIGN(MAXALIGN(SizeofHeapTupleHeader) + 1) + sizeof(ItemIdData)))
 
 /*
  * The most rows a release over protected tables may be able to read: its
@@ -270,10 +263,37 @@ refuse_window_walker(Node *node, Oid *extension)
 }
 
 /*
+ * A foreign scan that computes something remotely (scanrelid 0) and reads
+ * protected partitions that the statement's role may not read: the
+ * shards' states of a release rewritten over shards (shardrewrite.c), each
+ * of at most the rows its shard checked it could hold.  Anything else such
+ * a scan could return (a pushed-down join) has no bound.
+ */
+static void
+state_scan_bound(ForeignScan *scan, EState *estate, RowBound *bound)
+{
+	RangeTblEntry *rte = exec_rt_fetch(bms_next_member(scan->fs_relids, -1), estate);
+	double		rows;
+
+	if (!uldp_gate_reads_protected_as(rte, GetUserId()))
+		return;
+	bound->table = get_rel_name(rte->relid);
+	if (!uldp_shard_state_scan(scan, &rows))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("uldp cannot release over rows of \"%s\" that a foreign server computes", bound->table),
+				 errdetail("A release bounds its memory by the number of rows its tables can hold."),
+				 errhint("Release over its rows alone.")));
+	bound->rows += rows;
+}
+
+/*
  * The most rows that the scans below "planstate" can read from protected
  * tables (0 if they read none), from the tables' sizes on disk.  Rows
  * visible to the statement's snapshot lie in pages that existed when it
- * was taken, so the current size bounds them.
+ * was taken, so the current size bounds them.  A foreign partition read as
+ * its table's owner for a role that may not read it, in a release over
+ * shards, is protected too.
  */
 static bool
 row_bound_walker(PlanState *planstate, RowBound *bound)
@@ -295,22 +315,29 @@ row_bound_walker(PlanState *planstate, RowBound *bound)
 				Index		scanrelid = ((Scan *) plan)->scanrelid;
 				RangeTblEntry *rte;
 				Relation	rel;
+				double		rows;
 
 				if (scanrelid == 0)
+				{
+					if (IsA(plan, ForeignScan))
+						state_scan_bound((ForeignScan *) plan, planstate->state, bound);
 					break;
+				}
 				rte = exec_rt_fetch(scanrelid, planstate->state);
-				if (rte->rtekind != RTE_RELATION || !uldp_gate_reads_protected(rte))
+				if (rte->rtekind != RTE_RELATION ||
+					!(uldp_gate_reads_protected(rte) ||
+					  (rte->relkind == RELKIND_FOREIGN_TABLE && uldp_gate_reads_protected_as(rte, GetUserId()))))
 					break;
 				rel = ExecGetRangeTableRelation(planstate->state, scanrelid);
 				bound->table = RelationGetRelationName(rel);
-				if (rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_MATVIEW)
+				if (!uldp_table_row_bound(rel, &rows))
 					ereport(ERROR,
 							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 							 errmsg("uldp cannot release over \"%s\", which is not a table stored here",
 									bound->table),
 							 errdetail("A release bounds its memory by the number of rows its tables can hold."),
-							 errhint("Protect tables, and partitions that are tables.")));
-				bound->rows += (double) RelationGetNumberOfBlocks(rel) * ROWS_PER_PAGE;
+							 errhint("Protect tables, and partitions that are tables; a table partitioned into postgres_fdw partitions releases over its shards' states.")));
+				bound->rows += rows;
 				break;
 			}
 		default:
@@ -498,7 +525,7 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 						 errmsg("%s could need %.0f MB of memory on \"%s\", more than uldp.max_state_memory (%d kB)",
 								function, context->bounded_bytes / (1024 * 1024), node->bound.table,
 								uldp_max_state_memory),
-						 errdetail("The table's size on disk lets it hold up to %.0f rows, and the release takes up to %.0f bytes a row (with the statement's other releases over protected tables).",
+						 errdetail("Its tables can hold up to %.0f rows (by their size on disk, or uldp.max_partition_rows for each foreign partition), and the release takes up to %.0f bytes a row (with the statement's other releases over protected tables).",
 								   node->bound.rows, node->plans[i].bytes_per_row),
 						 errhint("A superuser can raise uldp.max_state_memory; the bound depends only on public facts, never on the rows.")));
 		}

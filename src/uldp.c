@@ -19,6 +19,7 @@
 
 #include "fmgr.h"
 #include "utils/guc.h"
+#include "utils/memutils.h"
 
 #include "dropguard.h"
 #include "groupbound.h"
@@ -29,8 +30,10 @@
 #include "release.h"
 #include "selection.h"
 #include "sgd.h"
+#include "shardrewrite.h"
 #include "statement.h"
 #include "userstate.h"
+#include "usertable.h"
 #include "vecrelease.h"
 
 PG_MODULE_MAGIC;
@@ -57,6 +60,16 @@ _PG_init(void)
 							1024 * 1024, 64, INT_MAX,
 							PGC_SUSET,
 							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("uldp.max_partition_rows",
+							"Most rows one foreign partition of a protected table may hold, by its size on disk.",
+							"A release over shards bounds its memory by this many users per partition before it reads; "
+							"a shard whose tables could hold more rows refuses, whatever its rows.",
+							&uldp_max_partition_rows,
+							3 * 1000 * 1000, 1, (int) ULDP_MAX_SERIALIZED_USERS,
+							PGC_USERSET,
+							0,
 							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("uldp.allow_drop",

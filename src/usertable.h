@@ -89,6 +89,10 @@ typedef struct UldpTableHeader
 #define ULDP_TABLE_MAGIC 0x554c5431	/* "ULT1" */
 #define ULDP_TABLE_VERSION 1
 
+/* the most users a serialized table holds: a value takes at most 1 GB */
+#define ULDP_MAX_SERIALIZED_USERS \
+	((MaxAllocSize - VARHDRSZ - sizeof(UldpTableHeader)) / ULDP_SERIALIZED_USER_BYTES)
+
 extern bool uldp_user_key(Datum id, bool byval, int16 typlen, uint64 *key);
 extern void uldp_user_table_init(UldpUserTable *table, MemoryContext context,
 								 uint32 expected_users,

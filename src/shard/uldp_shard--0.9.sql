@@ -10,19 +10,19 @@
 
 REVOKE ALL ON SCHEMA uldp_shard FROM PUBLIC;
 
-CREATE FUNCTION uldp_shard.rows_transfn(internal, float8, anyelement, float8, float8)
+CREATE FUNCTION uldp_shard.rows_transfn(internal, float8, anyelement, float8, float8, bigint)
 RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_rows_transfn'
 LANGUAGE C PARALLEL SAFE;
 
-CREATE FUNCTION uldp_shard.rows_bool_transfn(internal, boolean, anyelement, float8, float8)
+CREATE FUNCTION uldp_shard.rows_bool_transfn(internal, boolean, anyelement, float8, float8, bigint)
 RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_rows_bool_transfn'
 LANGUAGE C PARALLEL SAFE;
 
-CREATE FUNCTION uldp_shard.rows_finalfn(internal, float8, anyelement, float8, float8)
+CREATE FUNCTION uldp_shard.rows_finalfn(internal, float8, anyelement, float8, float8, bigint)
 RETURNS bytea AS 'MODULE_PATHNAME', 'uldp_shard_rows_finalfn'
 LANGUAGE C PARALLEL SAFE;
 
-CREATE FUNCTION uldp_shard.rows_bool_finalfn(internal, boolean, anyelement, float8, float8)
+CREATE FUNCTION uldp_shard.rows_bool_finalfn(internal, boolean, anyelement, float8, float8, bigint)
 RETURNS bytea AS 'MODULE_PATHNAME', 'uldp_shard_rows_finalfn'
 LANGUAGE C PARALLEL SAFE;
 
@@ -38,12 +38,14 @@ CREATE FUNCTION uldp_shard.rows_deserialfn(bytea, internal)
 RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_rows_deserialfn'
 LANGUAGE C STRICT PARALLEL SAFE;
 
--- user_rows(value, user_id, lower, upper): each user's number of rows and
--- the sum of its values clamped to [lower, upper] (rows whose value or user
--- id is NULL, or whose value is NaN, are skipped), as a per-user state:
--- the input of the coordinator's merge.  Empty input gives a state with no
--- users, never NULL.
-CREATE AGGREGATE uldp_shard.user_rows(float8, anyelement, float8, float8) (
+-- user_rows(value, user_id, lower, upper, max_rows): each user's number of
+-- rows and the sum of its values clamped to [lower, upper] (rows whose
+-- value or user id is NULL, or whose value is NaN, are skipped), as a
+-- per-user state: the input of the coordinator's merge.  Empty input gives
+-- a state with no users, never NULL.  Unless max_rows is NULL, it fails,
+-- whatever the rows, when the tables it reads could hold more than max_rows
+-- rows by their size on disk: the coordinator's bound of its memory.
+CREATE AGGREGATE uldp_shard.user_rows(float8, anyelement, float8, float8, bigint) (
     SFUNC = uldp_shard.rows_transfn,
     STYPE = internal,
     FINALFUNC = uldp_shard.rows_finalfn,
@@ -54,7 +56,7 @@ CREATE AGGREGATE uldp_shard.user_rows(float8, anyelement, float8, float8) (
     PARALLEL = SAFE
 );
 
-CREATE AGGREGATE uldp_shard.user_rows(boolean, anyelement, float8, float8) (
+CREATE AGGREGATE uldp_shard.user_rows(boolean, anyelement, float8, float8, bigint) (
     SFUNC = uldp_shard.rows_bool_transfn,
     STYPE = internal,
     FINALFUNC = uldp_shard.rows_bool_finalfn,
@@ -71,5 +73,90 @@ CREATE FUNCTION uldp_shard.state_summary(state bytea,
     OUT users bigint, OUT rows numeric, OUT total float8)
 AS 'MODULE_PATHNAME', 'uldp_shard_state_summary'
 LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
+-- The filter functions of uldp's query gate (uldp's src/safe_*.c, compiled
+-- here too): what a release's filter and values become on the coordinator,
+-- so that they ship to the shards, where they return the same values.  Each
+-- returns NULL where the built-in it replaces would raise an error.
+CREATE FUNCTION uldp_shard._safe_arith_int2(integer, "any", "any") RETURNS int2
+	AS 'MODULE_PATHNAME', 'uldp_safe_arith' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_arith_int4(integer, "any", "any") RETURNS int4
+	AS 'MODULE_PATHNAME', 'uldp_safe_arith' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_arith_int8(integer, "any", "any") RETURNS int8
+	AS 'MODULE_PATHNAME', 'uldp_safe_arith' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_arith_float4(integer, "any", "any") RETURNS float4
+	AS 'MODULE_PATHNAME', 'uldp_safe_arith' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_arith_float8(integer, "any", "any") RETURNS float8
+	AS 'MODULE_PATHNAME', 'uldp_safe_arith' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_arith_numeric(integer, "any", "any") RETURNS numeric
+	AS 'MODULE_PATHNAME', 'uldp_safe_arith' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_cast_int2("any") RETURNS int2
+	AS 'MODULE_PATHNAME', 'uldp_safe_cast' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_cast_int4("any") RETURNS int4
+	AS 'MODULE_PATHNAME', 'uldp_safe_cast' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_cast_int8("any") RETURNS int8
+	AS 'MODULE_PATHNAME', 'uldp_safe_cast' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_cast_float4("any") RETURNS float4
+	AS 'MODULE_PATHNAME', 'uldp_safe_cast' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_cast_float8("any") RETURNS float8
+	AS 'MODULE_PATHNAME', 'uldp_safe_cast' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_time_add(value timestamp, span interval) RETURNS timestamp
+	AS 'MODULE_PATHNAME', 'uldp_safe_timestamp_add' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_time_add(value timestamptz, span interval) RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'uldp_safe_timestamptz_add' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_time_add(value date, span interval) RETURNS timestamp
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_add_interval' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_time_add(value date, days integer) RETURNS date
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_add_days' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_time_add(value interval, span interval) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_interval_add' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_time_sub(value timestamp, span interval) RETURNS timestamp
+	AS 'MODULE_PATHNAME', 'uldp_safe_timestamp_sub' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_time_sub(value timestamptz, span interval) RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'uldp_safe_timestamptz_sub' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_time_sub(value date, span interval) RETURNS timestamp
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_sub_interval' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_time_sub(value date, days integer) RETURNS date
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_sub_days' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_time_sub(value interval, span interval) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_interval_sub' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_time_sub(value date, other date) RETURNS integer
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_sub_date' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_time_sub(value timestamp, other timestamp) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_timestamp_sub_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_time_sub(value timestamptz, other timestamptz) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_timestamp_sub_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_time_neg(value interval) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_interval_neg' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_date_trunc(field text, value timestamp) RETURNS timestamp
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_trunc' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_date_trunc(field text, value timestamptz) RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_trunc_tz' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_date_part(field text, value date) RETURNS float8
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_part_date' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_age(value timestamp, other timestamp) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_age' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_age(value timestamptz, other timestamptz) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_age_tz' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_age(value timestamp) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_age_today' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_age(value timestamptz) RETURNS interval
+	AS 'MODULE_PATHNAME', 'uldp_safe_age_today_tz' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_cast_timestamp(value date) RETURNS timestamp
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_cast_timestamp(value timestamptz) RETURNS timestamp
+	AS 'MODULE_PATHNAME', 'uldp_safe_timestamptz_timestamp' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_cast_timestamptz(value date) RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'uldp_safe_date_timestamptz' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_cast_timestamptz(value timestamp) RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'uldp_safe_timestamp_timestamptz' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_like(value text, pattern text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'uldp_safe_like' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_ilike(value text, pattern text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'uldp_safe_ilike' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_lower(value text) RETURNS text
+	AS 'MODULE_PATHNAME', 'uldp_safe_lower' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp_shard._safe_upper(value text) RETURNS text
+	AS 'MODULE_PATHNAME', 'uldp_safe_upper' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA uldp_shard FROM PUBLIC;

@@ -20,11 +20,17 @@
 #      with one ledger row per statement;
 #   b. an analyst cannot run user_rows, on the coordinator or through a foreign partition, nor
 #      read a state with state_summary; none of it is executable by PUBLIC on a shard either;
-#   c. a release by the analyst over the sharded table is refused before reading (today: no
-#      pushdown yet, and a release over a foreign table cannot bound its memory) and charges
-#      nothing; the same release over visits_local runs and is charged once;
-#   d. with a user mapping for the analyst: still no state (gate; permission), still refused and
-#      not charged;
+#      The same releases written over the sharded table are rewritten (shardrewrite.c) into that
+#      merge: EXPLAIN (VERBOSE) shows the pushdown, and they release what one node releases,
+#      FILTER and WHERE included;
+#   c. the analyst, without a user mapping, releases over the sharded table (the states are read
+#      with the owner's mapping), charged once, and may not EXPLAIN it; what cannot be rewritten
+#      (no merge, GROUP BY, a filter the shards cannot run) or bounded (uldp.max_state_memory) is
+#      refused before reading and charges nothing; a partition larger than
+#      uldp.max_partition_rows by its size is refused by its shard whether or not rows match;
+#      the owner's release that cannot be rewritten ships rows, with a NOTICE;
+#   d. with a user mapping for the analyst: still no state (gate; permission); releases run as
+#      before, charged once;
 #   e. a release run on a shard directly fails: shards have no uldp.
 # Deterministic: no check depends on noise.
 # shellcheck disable=SC2317 # functions called through ok_if
@@ -69,9 +75,9 @@ ledger() { cq -c "SELECT count(*) || ' ' || coalesce(sum(epsilon), 0) FROM uldp.
 
 # ---------------------------------------------------------------------------------------------
 # a. pushdown of the state aggregate, and what the states hold
-STATES="SELECT uldp_shard.user_rows(amount, user_id, 0, 50) AS s FROM visits_p0
-        UNION ALL SELECT uldp_shard.user_rows(amount, user_id, 0, 50) FROM visits_p1
-        UNION ALL SELECT uldp_shard.user_rows(amount, user_id, 0, 50) FROM visits_p2"
+STATES="SELECT uldp_shard.user_rows(amount, user_id, 0, 50, NULL) AS s FROM visits_p0
+        UNION ALL SELECT uldp_shard.user_rows(amount, user_id, 0, 50, NULL) FROM visits_p1
+        UNION ALL SELECT uldp_shard.user_rows(amount, user_id, 0, 50, NULL) FROM visits_p2"
 PLAN="$(cq_as uldp_owner -c "EXPLAIN (VERBOSE, COSTS OFF) $STATES")"
 is "$(grep -c 'Async Foreign Scan' <<<"$PLAN")" 3 "a. the owner's states come from 3 async foreign scans"
 is "$(grep -c 'Remote SQL: SELECT uldp_shard.user_rows(amount, user_id, 0' <<<"$PLAN")" 3 \
@@ -85,7 +91,7 @@ is "$(cq_as uldp_owner -c "SELECT round(sum(total)::numeric, 6) FROM (SELECT (ul
 
 # the same releases from the merged states as from one node's rows, in the seeded test mode
 merged() { # merged AGG LOWER UPPER PARAMS: the release AGG(PARAMS) merging the shards' states
-    local s="uldp_shard.user_rows(amount, user_id, $2, $3)"
+    local s="uldp_shard.user_rows(amount, user_id, $2, $3, NULL)"
     echo "SELECT uldp.$1(s, NULL::bigint, $4) FROM (SELECT $s AS s FROM visits_p0
         UNION ALL SELECT $s FROM visits_p1 UNION ALL SELECT $s FROM visits_p2) u"
 }
@@ -104,32 +110,76 @@ done
 is "$(cq -c "SELECT count(*) FROM uldp.ledger_data WHERE role = 'postgres' AND function LIKE 'user\_dp\_%'")" 8 \
    "a. each of these 8 statements was charged once"
 
+# the same releases written over the sharded table: rewritten into the merge of pushed-down states
+PLAN="$(cq -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits")"
+is "$(grep -c 'Async Foreign Scan' <<<"$PLAN")" 3 "a. a release over the sharded table reads 3 async foreign scans" \
+    || diag "$PLAN"
+is "$(grep -c 'Remote SQL: SELECT uldp_shard.user_rows(amount, user_id, 0::double precision, 100::double precision, 3000000::bigint) FROM public.visits$' <<<"$PLAN")" 3 \
+    "a. each runs the state aggregate on its shard, with the bounds and uldp.max_partition_rows" || diag "$PLAN"
+is "$(grep -c 'uldp.user_dp_mean' <<<"$PLAN")" 1 "a. and the coordinator merges them with uldp.user_dp_mean"
+for c in "user_dp_mean(amount, user_id, 0.5, 0, 100)" "user_dp_mean(amount, user_id, 1)" \
+         "user_dp_sum(amount, user_id, 0.5, 0, 2000)" "user_dp_count(user_id, 0.3)" \
+         "user_dp_mean(amount > 20, user_id, 0.5, 0, 1) FILTER (WHERE country = 'DE'), user_dp_count(user_id, 0.3)"; do
+    is "$(seeded "SELECT $c FROM visits WHERE ordered_at >= '2026-02-01'")" \
+       "$(seeded "SELECT $c FROM visits_local WHERE ordered_at >= '2026-02-01'")" \
+       "a. SELECT $c over the sharded table releases what it releases on one node"
+done
+
 # ---------------------------------------------------------------------------------------------
 # b. no way for the analyst to a state
-is "$(sqlstate_on 0 "$A" 'SELECT uldp_shard.user_rows(amount, user_id, 0, 50) FROM visits')" 42501 \
+is "$(sqlstate_on 0 "$A" 'SELECT uldp_shard.user_rows(amount, user_id, 0, 50, NULL) FROM visits')" 42501 \
     "b. the analyst's user_rows over the protected table is refused"
 is "$(sqlstate_on 0 "$A" "SELECT uldp_shard.state_summary('\\x'::bytea)")" 42501 \
     "b. the analyst may not use schema uldp_shard on the coordinator"
 ok_if "b. the analyst's user_rows through a foreign partition is refused" \
-    test -n "$(sqlstate_on 0 "$A" 'SELECT uldp_shard.user_rows(amount, user_id, 0, 50) FROM visits_p0')"
+    test -n "$(sqlstate_on 0 "$A" 'SELECT uldp_shard.user_rows(amount, user_id, 0, 50, NULL) FROM visits_p0')"
 cpsql -q -c "CREATE ROLE uldp_nobody" || exit 1
 for i in 0 1 2; do
     spsql "$i" -q -c "CREATE ROLE uldp_nobody LOGIN" || exit 1
-    is "$(sqlstate_on $((i + 1)) uldp_nobody 'SELECT uldp_shard.user_rows(amount, user_id, 0, 50) FROM visits')" 42501 \
+    is "$(sqlstate_on $((i + 1)) uldp_nobody 'SELECT uldp_shard.user_rows(amount, user_id, 0, 50, NULL) FROM visits')" 42501 \
         "b. on shard $i a role without grants may not run user_rows"
 done
 
 # ---------------------------------------------------------------------------------------------
-# c. releases over the sharded table: refused before reading, nothing charged
+# c. the analyst's releases over the sharded table, without a user mapping: rewritten, the
+#    states read with the owner's mapping, charged once before any shard is contacted
 RELEASE='SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM'
 L0="$(ledger)"
-ok_if "c. the analyst's release over the sharded table is refused" \
-    test -n "$(sqlstate_on 0 "$A" "$RELEASE visits")"
-is "$(ledger)" "$L0" "c. and charged nothing"
-ok_if "c. the same release over visits_local runs" \
-    test -n "$(cq_as "$A" -c "$RELEASE visits_local")"
+ok_if "c. the analyst's release over the sharded table runs" \
+    test -n "$(cq_as "$A" -c "$RELEASE visits WHERE amount > 10")"
 is "$(ledger)" "$(cq -c "SELECT ($(cut -d' ' -f1 <<<"$L0") + 1) || ' ' || ($(cut -d' ' -f2 <<<"$L0") + 0.5)")" \
     "c. and is charged once, 0.5"
+is "$(sqlstate_on 0 "$A" "EXPLAIN $RELEASE visits")" 42501 "c. the analyst may not EXPLAIN it"
+# the filters analysts write, made safe by the gate, still ship (uldp_shard has the safe functions;
+# values without columns are computed once on the coordinator and shipped as parameters)
+while IFS= read -r w; do
+    ok_if "c. the analyst's release WHERE $w runs over the shards" \
+        test -n "$(cq_as "$A" -c "$RELEASE visits WHERE $w")"
+done <<'EOF_FILTERS'
+ordered_at >= current_date - 400 AND ordered_at < current_date + interval '1 day'
+lower(country) LIKE 'c1%' AND amount / (amount - 4) > 0
+amount::int BETWEEN 5 AND 50 AND country IN ('C1', 'C2', 'C3')
+EOF_FILTERS
+# refused before reading, and not charged: what cannot be merged, shipped, or bounded
+L0="$(ledger)"
+while IFS='|' read -r query state what; do
+    is "$(sqlstate_on 0 "$A" "$query")" "$state" "c. $what is refused before reading ($state)"
+done <<'EOF_REFUSED'
+SELECT user_dp_quantile(amount, user_id, 0.5, 0.5) FROM visits|42501|a release without a merge
+SELECT country, user_dp_count(user_id, 0.2) FROM visits GROUP BY country|42501|a grouped release
+SELECT user_dp_sum(amount, user_id, 0.5, 0, 100) FROM visits WHERE coalesce(amount, 0) > 1|42501|a filter postgres_fdw cannot ship (COALESCE)
+SELECT user_dp_mean(amount, user_id, 0.5), user_dp_count(user_id, 0.5) FROM visits|54000|two releases whose worst case exceeds uldp.max_state_memory
+EOF_REFUSED
+is "$(ledger)" "$L0" "c. and none of them was charged"
+# a partition larger than uldp.max_partition_rows by its size: refused by its shard, whatever the rows
+for w in "amount > 10" "amount > 1e9"; do
+    is "$(sqlstate_on 0 "$A" "SET uldp.max_partition_rows = 1000; $RELEASE visits WHERE $w")" 54000 \
+        "c. with uldp.max_partition_rows = 1000, the shards refuse (WHERE $w)"
+done
+# the owner may read the rows: what cannot be rewritten ships them, with a NOTICE
+ok_if "c. the owner's release with a filter the shards cannot run ships rows, with a NOTICE" \
+    grep -q 'NOTICE:  uldp ships the rows of "visits" from its shards' \
+    <(cpsql -qAt -U uldp_owner -c "$RELEASE visits WHERE random() < 2" 2>&1)
 
 # ---------------------------------------------------------------------------------------------
 # d. the analyst with a user mapping (as a careless DBA might give)
@@ -137,16 +187,17 @@ for i in 0 1 2; do
     cpsql -q -c "CREATE USER MAPPING FOR $A SERVER shard_$i OPTIONS (user 'uldp_owner', password_required 'false')" \
         || exit 1
 done
-is "$(sqlstate_on 0 "$A" 'SELECT uldp_shard.user_rows(amount, user_id, 0, 50) FROM visits')" 42501 \
+is "$(sqlstate_on 0 "$A" 'SELECT uldp_shard.user_rows(amount, user_id, 0, 50, NULL) FROM visits')" 42501 \
     "d. with a user mapping, user_rows over the protected table is still refused"
-is "$(sqlstate_on 0 "$A" 'SELECT uldp_shard.user_rows(amount, user_id, 0, 50) FROM visits_p0')" 42501 \
+is "$(sqlstate_on 0 "$A" 'SELECT uldp_shard.user_rows(amount, user_id, 0, 50, NULL) FROM visits_p0')" 42501 \
     "d. and through a foreign partition (no SELECT on it)"
 is "$(sqlstate_on 0 "$A" 'SELECT count(*) FROM visits_p1')" 42501 \
     "d. and so is reading a foreign partition"
 L1="$(ledger)"
-ok_if "d. a release over the sharded table is still refused" \
-    test -n "$(sqlstate_on 0 "$A" "$RELEASE visits")"
-is "$(ledger)" "$L1" "d. and charged nothing"
+ok_if "d. a release over the sharded table still runs" \
+    test -n "$(cq_as "$A" -c "$RELEASE visits")"
+is "$(ledger)" "$(cq -c "SELECT ($(cut -d' ' -f1 <<<"$L1") + 1) || ' ' || ($(cut -d' ' -f2 <<<"$L1") + 0.5)")" \
+    "d. and is charged once"
 
 # ---------------------------------------------------------------------------------------------
 # e. shards release nothing

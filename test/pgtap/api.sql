@@ -9,7 +9,7 @@ LOAD 'uldp';
 -- a role with nothing but PUBLIC's privileges
 CREATE ROLE uldp_tap_api_nobody NOLOGIN;
 
-SELECT plan(148);
+SELECT plan(149);
 
 -- ---------------------------------------------------------------------------
 -- aggregates (public schema): 3 arities x 2, polymorphic user id
@@ -450,10 +450,13 @@ SELECT is((SELECT context || ' ' || vartype || ' ' || boot_val || ' ' || min_val
 SELECT is((SELECT context || ' ' || vartype || ' ' || boot_val || ' ' || min_val || ' ' || max_val FROM pg_settings
            WHERE name = 'uldp.group_selection_delta'), 'user real 1e-08 1e-15 0.01',
     'uldp.group_selection_delta: any role may set it, default 1e-8, positive');
+SELECT is((SELECT context || ' ' || vartype || ' ' || boot_val || ' ' || min_val || ' ' || max_val FROM pg_settings
+           WHERE name = 'uldp.max_partition_rows'), 'user integer 3000000 1 53687089',
+    'uldp.max_partition_rows: any role may set it (uldp.max_state_memory bounds what it allows), default 3M, at most what a 1 GB state holds');
 SELECT is((SELECT array_agg(name::text ORDER BY name) FROM pg_settings WHERE name LIKE 'uldp.%'),
     ARRAY['uldp.allow_drop', 'uldp.group_selection_delta', 'uldp.group_selection_epsilon',
-          'uldp.max_groups_per_user', 'uldp.max_state_memory', 'uldp.test_seed'],
-    'uldp defines exactly these six GUCs');
+          'uldp.max_groups_per_user', 'uldp.max_partition_rows', 'uldp.max_state_memory', 'uldp.test_seed'],
+    'uldp defines exactly these seven GUCs');
 SELECT lives_ok($$SET LOCAL uldp.test_seed = 42$$, 'a superuser can set uldp.test_seed');
 SELECT is(current_setting('uldp.test_seed'), '42', 'and it takes the value');
 SELECT throws_ok($$SET LOCAL uldp.test_seed = -1$$, '22023', NULL, 'uldp.test_seed cannot be negative');

@@ -17,19 +17,19 @@ BEGIN
 END
 $$;
 
-SELECT plan(22);
+SELECT plan(27);
 
 -- ---------------------------------------------------------------------------
 -- objects and privileges
 SELECT has_schema('uldp_shard', 'uldp_shard installs schema uldp_shard');
 SELECT is_aggregate('uldp_shard', 'user_rows',
-    ARRAY['double precision', 'anyelement', 'double precision', 'double precision'],
-    'user_rows(value float8, user_id, lower, upper) is an aggregate');
+    ARRAY['double precision', 'anyelement', 'double precision', 'double precision', 'bigint'],
+    'user_rows(value float8, user_id, lower, upper, max_rows) is an aggregate');
 SELECT is_aggregate('uldp_shard', 'user_rows',
-    ARRAY['boolean', 'anyelement', 'double precision', 'double precision'],
-    'user_rows(value boolean, user_id, lower, upper) is an aggregate');
+    ARRAY['boolean', 'anyelement', 'double precision', 'double precision', 'bigint'],
+    'user_rows(value boolean, user_id, lower, upper, max_rows) is an aggregate');
 SELECT function_returns('uldp_shard', 'user_rows',
-    ARRAY['double precision', 'anyelement', 'double precision', 'double precision'], 'bytea',
+    ARRAY['double precision', 'anyelement', 'double precision', 'double precision', 'bigint'], 'bytea',
     'user_rows returns the state as bytea');
 SELECT ok(NOT has_schema_privilege('uldp_tap_shard_nobody', 'uldp_shard', 'USAGE'),
     'PUBLIC has no USAGE on schema uldp_shard');
@@ -49,27 +49,27 @@ INSERT INTO uldp_tap_shard_rows VALUES
     (3, 'Infinity', NULL), (NULL, 5, true), (4, NULL, true), (5, '-Infinity', false);
 
 SELECT results_eq(
-    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id, -10, 10))).* FROM uldp_tap_shard_rows$$,
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id, -10, 10, NULL))).* FROM uldp_tap_shard_rows$$,
     $$VALUES (4::bigint, 6::numeric, 2 + 4 + 10 - 10 + 10 - 10::float8)$$,
     'rows are clamped to the bounds; NULL and NaN values and NULL ids are skipped; infinities clamp');
 SELECT results_eq(
-    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(flag, user_id, 0, 1))).* FROM uldp_tap_shard_rows$$,
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(flag, user_id, 0, 1, NULL))).* FROM uldp_tap_shard_rows$$,
     $$VALUES (5::bigint, 7::numeric, 5::float8)$$,
     'boolean values count as 1 and 0');
 SELECT results_eq(
-    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id::text, -10, 10))).* FROM uldp_tap_shard_rows$$,
-    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id, -10, 10))).* FROM uldp_tap_shard_rows$$,
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id::text, -10, 10, NULL))).* FROM uldp_tap_shard_rows$$,
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id, -10, 10, NULL))).* FROM uldp_tap_shard_rows$$,
     'text user ids key the same users as their integers');
 SELECT results_eq(
-    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id, 0, 1))).* FROM uldp_tap_shard_rows WHERE false$$,
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id, 0, 1, NULL))).* FROM uldp_tap_shard_rows WHERE false$$,
     $$VALUES (0::bigint, 0::numeric, 0::float8)$$,
     'empty input gives a state with no users, not NULL');
-SELECT is((SELECT length(uldp_shard.user_rows(v, user_id, 0, 1)) FROM uldp_tap_shard_rows WHERE false), 24,
+SELECT is((SELECT length(uldp_shard.user_rows(v, user_id, 0, 1, NULL)) FROM uldp_tap_shard_rows WHERE false), 24,
     'an empty state is its header alone (24 bytes)');
-SELECT is((SELECT length(uldp_shard.user_rows(v, user_id, -10, 10)) FROM uldp_tap_shard_rows), 24 + 4 * 20,
+SELECT is((SELECT length(uldp_shard.user_rows(v, user_id, -10, 10, NULL)) FROM uldp_tap_shard_rows), 24 + 4 * 20,
     'a state takes 20 bytes per user');
-SELECT is((SELECT length(uldp_shard.user_rows(v, user_id::int8, -10, 10)) FROM uldp_tap_shard_rows WHERE user_id = 1),
-          (SELECT length(uldp_shard.user_rows(v, user_id::text, -10, 10)) FROM uldp_tap_shard_rows WHERE user_id = 1),
+SELECT is((SELECT length(uldp_shard.user_rows(v, user_id::int8, -10, 10, NULL)) FROM uldp_tap_shard_rows WHERE user_id = 1),
+          (SELECT length(uldp_shard.user_rows(v, user_id::text, -10, 10, NULL)) FROM uldp_tap_shard_rows WHERE user_id = 1),
     'whatever the id type, a user takes 20 bytes');
 
 -- ---------------------------------------------------------------------------
@@ -80,17 +80,17 @@ CREATE TABLE uldp_tap_shard_big AS
 ANALYZE uldp_tap_shard_big;
 SET LOCAL max_parallel_workers_per_gather = 0;
 CREATE TEMP TABLE uldp_tap_shard_serial AS
-    SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id, 0, 50))).* FROM uldp_tap_shard_big;
+    SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id, 0, 50, NULL))).* FROM uldp_tap_shard_big;
 SET LOCAL max_parallel_workers_per_gather = 2;
 SET LOCAL parallel_setup_cost = 0;
 SET LOCAL parallel_tuple_cost = 0;
 SET LOCAL min_parallel_table_scan_size = 0;
 SELECT ok((SELECT bool_or(plan LIKE '%Partial Aggregate%') FROM
            (SELECT t AS plan FROM uldp_tap_shard_explain(
-               'SELECT uldp_shard.user_rows(v, user_id, 0, 50) FROM uldp_tap_shard_big') t) s),
+               'SELECT uldp_shard.user_rows(v, user_id, 0, 50, NULL) FROM uldp_tap_shard_big') t) s),
     'user_rows runs as a partial aggregate in parallel workers');
 SELECT results_eq(
-    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id, 0, 50))).* FROM uldp_tap_shard_big$$,
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id, 0, 50, NULL))).* FROM uldp_tap_shard_big$$,
     $$SELECT * FROM uldp_tap_shard_serial$$,
     'the parallel state has the same users, rows and sum as the serial one');
 SELECT results_eq(
@@ -101,16 +101,29 @@ RESET max_parallel_workers_per_gather;
 
 -- ---------------------------------------------------------------------------
 -- errors: public arguments and call context only
-SELECT throws_ok($$SELECT uldp_shard.user_rows(v, user_id, 1, 0) FROM uldp_tap_shard_rows$$,
+SELECT throws_ok($$SELECT uldp_shard.user_rows(v, user_id, 1, 0, NULL) FROM uldp_tap_shard_rows$$,
     '22023', 'uldp_shard.user_rows needs bounds lower <= upper', 'bounds in the wrong order are refused');
-SELECT throws_ok($$SELECT uldp_shard.user_rows(v, user_id, NULL, 0) FROM uldp_tap_shard_rows$$,
+SELECT throws_ok($$SELECT uldp_shard.user_rows(v, user_id, NULL, 0, NULL) FROM uldp_tap_shard_rows$$,
     '22023', 'uldp_shard.user_rows needs bounds lower <= upper', 'a NULL bound is refused');
-SELECT throws_ok($$SELECT uldp_shard.user_rows(v, user_id, 0, 1) OVER () FROM uldp_tap_shard_rows$$,
+SELECT throws_ok($$SELECT uldp_shard.user_rows(v, user_id, 0, 1, NULL) OVER () FROM uldp_tap_shard_rows$$,
     '0A000', 'uldp_shard.user_rows runs only as an aggregate', 'user_rows is not a window function');
+
+-- the row bound: checked against the tables' size on disk, whatever their rows
+SELECT is((SELECT (uldp_shard.state_summary(uldp_shard.user_rows(v, user_id, -10, 10, 226))).users
+           FROM uldp_tap_shard_rows), 4::bigint,
+    'a table of one page is within a bound of 226 rows (the most a page can hold)');
+SELECT throws_ok($$SELECT uldp_shard.user_rows(v, user_id, -10, 10, 225) FROM uldp_tap_shard_rows$$,
+    '54000', NULL, 'a table of one page could hold more than 225 rows: refused');
+SELECT throws_ok($$SELECT uldp_shard.user_rows(v, user_id, -10, 10, 225) FROM uldp_tap_shard_rows WHERE v > 1e10$$,
+    '54000', NULL, 'refused the same when no row is read');
+SELECT throws_ok($$SELECT uldp_shard.user_rows(x, 1, -10, 10, 1000) FROM generate_series(1, 3) x$$,
+    '0A000', 'uldp_shard.user_rows with a row bound reads only tables', 'a bound over rows that are not a table''s is refused');
+SELECT throws_ok($$SELECT uldp_shard.user_rows(v, user_id, -10, 10, user_id) FROM uldp_tap_shard_rows$$,
+    '22023', 'max_rows of uldp_shard.user_rows must be a constant', 'a bound read from the rows is refused');
 SELECT throws_ok($$SELECT uldp_shard.state_summary('\x0001'::bytea)$$,
     '22P03', 'invalid per-user state', 'a value that is not a state is refused');
 SELECT throws_ok($$SELECT uldp_shard.state_summary(
-                     overlay(uldp_shard.user_rows(v, user_id, 0, 1) placing '\x00'::bytea from 1)) FROM uldp_tap_shard_rows$$,
+                     overlay(uldp_shard.user_rows(v, user_id, 0, 1, NULL) placing '\x00'::bytea from 1)) FROM uldp_tap_shard_rows$$,
     '22P03', 'invalid per-user state', 'a state with another magic number (another byte order) is refused');
 
 SELECT * FROM finish();

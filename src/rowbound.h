@@ -1,0 +1,15 @@
+/*-------------------------------------------------------------------------
+ *
+ * rowbound.h
+ *	  The most rows a table can hold, from its size on disk.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ULDP_ROWBOUND_H
+#define ULDP_ROWBOUND_H
+
+#include "utils/rel.h"
+
+extern bool uldp_table_row_bound(Relation rel, double *rows);
+
+#endif							/* ULDP_ROWBOUND_H */
