@@ -2,18 +2,20 @@
 # test/bench/bench_shards.sh -- releases over postgres_fdw shards (uldp 0.9, doc/scale-out.md)
 # against the same release on one node, in the same run.
 #
-# Starts a throwaway coordinator and 3 shards on this machine (test/lib/shards.sh), loads
-# ULDP_BENCH_SHARD_ROWS rows (default 6M) over a tenth as many users into the hash-partitioned
-# table visits (3 foreign partitions, uldp_shard on each shard) and into visits_local on the
-# coordinator, plus visits_share, the rows of one partition, on the coordinator. Times, with
-# jit = off, the median of RUNS runs after a warm-up, interleaved, as the superuser:
+# Starts a throwaway coordinator and 3 shards on this machine (test/lib/shards.sh). For each size
+# in ULDP_BENCH_SHARD_ROWS (default 6M and 30M rows, over a tenth as many users) it loads the
+# hash-partitioned, protected table visits (3 foreign partitions, uldp_shard on each shard), the
+# same rows in visits_local on the coordinator, and visits_share, the rows of one partition, on
+# the coordinator. Times, with jit = off, the median of RUNS runs after a warm-up, interleaved:
 #   plain avg       SELECT avg(amount) FROM visits_local
 #   one node        SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits_local
 #   one share       the same FROM visits_share (one node, one shard's rows: the weak-scaling base)
-#   shipping rows   the same FROM visits (the coordinator reads every row from the shards)
-#   merged states   uldp.user_dp_mean(s, NULL::bigint, 0.5, 0, 100) over a UNION ALL of the
-#                   partitions' uldp_shard.user_rows(amount, user_id, 0, 100), each pushed down
-#                   (an async foreign scan per shard), merged by user id on the coordinator
+#   shipping rows   the same FROM (SELECT * FROM visits OFFSET 0) v, as the superuser: the
+#                   coordinator reads every row from the shards (what uldp does when it cannot
+#                   rewrite a release)
+#   analyst         the same FROM visits, as an analyst without SELECT on it: rewritten into the
+#                   merge of the partitions' pushed-down uldp_shard.user_rows states (an async
+#                   foreign scan per shard), merged by user id on the coordinator
 # and the size of the states the shards send. All clusters share this machine's cores, so the
 # shards do not add CPU: the figures show the protocol's cost, not a cluster's speed-up.
 # Writes doc/benchmark-shards.md.
@@ -21,16 +23,15 @@
 # Usage: bash test/bench/bench_shards.sh
 #   ULDP_NO_BUILD=1              benchmark what is installed
 #   ULDP_BENCH_RUNS              timed runs per query (default 5)
-#   ULDP_BENCH_SHARD_ROWS        rows (default 6000000)
+#   ULDP_BENCH_SHARD_ROWS        sizes, in rows (default "6000000 30000000")
 #   ULDP_BENCH_DOC               where to write the results (default doc/benchmark-shards.md)
 #   ULDP_SHARD_PORT_BASE         ports (default 55100..55103)
 set -euo pipefail
 
 RUNS="${ULDP_BENCH_RUNS:-5}"
-ROWS="${ULDP_BENCH_SHARD_ROWS:-6000000}"
-USERS=$((ROWS / 10))
-export ULDP_PG_CONF_EXTRA="shared_buffers = 2GB"
-export ULDP_SHARD_CONF_EXTRA="shared_buffers = 1GB"
+SIZES="${ULDP_BENCH_SHARD_ROWS:-6000000 30000000}"
+export ULDP_PG_CONF_EXTRA="shared_buffers = 4GB"
+export ULDP_SHARD_CONF_EXTRA="shared_buffers = 2GB"
 
 # shellcheck source=test/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
@@ -46,72 +47,94 @@ for i in 0 1 2; do
         -c 'GRANT USAGE ON SCHEMA uldp_shard TO uldp_owner' \
         -c 'GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA uldp_shard TO uldp_owner'
 done
-cpsql -q -c 'CREATE EXTENSION uldp' -c 'CREATE EXTENSION uldp_shard' \
-    -c "SELECT uldp.set_budget('postgres', 1e9, 1)" >/dev/null
+cpsql -q -c 'CREATE EXTENSION uldp' -c 'CREATE EXTENSION uldp_shard' -c 'CREATE ROLE analyst' \
+    -c "SELECT uldp.set_budget('postgres', 1e9, 1)" -c "SELECT uldp.set_budget('analyst', 1e9, 1)" >/dev/null
 for i in 0 1 2; do cpsql -q -c "ALTER SERVER shard_$i OPTIONS (ADD extensions 'uldp_shard')"; done
-uldp_shards_create_table visits
-uldp_shards_load visits "$USERS" "$ROWS"
-cpsql -q -c "CREATE TABLE visits_share AS SELECT * FROM visits_local
-                 WHERE satisfies_hash_partition('visits'::regclass, 3, 0, user_id)" \
-    -c 'VACUUM (FREEZE, ANALYZE) visits_local, visits_share'
-for i in 0 1 2; do spsql "$i" -q -c 'VACUUM (FREEZE, ANALYZE) visits'; done
-
-STATE="uldp_shard.user_rows(amount, user_id, 0, 100)"
-MERGED="SELECT uldp.user_dp_mean(s, NULL::bigint, 0.5, 0, 100) FROM (SELECT $STATE AS s FROM visits_p0
-    UNION ALL SELECT $STATE FROM visits_p1 UNION ALL SELECT $STATE FROM visits_p2) u"
-RELEASE='SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM'
-# name|query
-QUERIES=(
-    "plain avg (one node)|SELECT avg(amount) FROM visits_local"
-    "user_dp_mean, one node|$RELEASE visits_local"
-    "user_dp_mean, one node, one shard's rows|$RELEASE visits_share"
-    "user_dp_mean, shipping rows from 3 shards|$RELEASE visits"
-    "uldp.user_dp_mean, merging 3 shards' states|$MERGED"
-)
-
-uldp_log "timing ($RUNS runs, interleaved)"
-out="$({
-    echo 'SET jit = off;'
-    for q in "${QUERIES[@]}"; do echo "${q#*|} \\g /dev/null"; done
-    printf '%s\n' '\timing on'
-    for ((r = 0; r < RUNS; r++)); do
-        for i in "${!QUERIES[@]}"; do
-            printf '\\echo q%s\n%s \\g /dev/null\n' "$i" "${QUERIES[i]#*|}"
-        done
-    done
-} | cpsql -q 2>&1 | awk '/^q[0-9]+$/ {q = substr($0, 2)} /^Time:/ {print q, $2}')"
-declare -a MEDIAN
-for i in "${!QUERIES[@]}"; do
-    MEDIAN[i]="$(awk -v q="$i" '$1 == q {print $2}' <<<"$out" | sort -n |
-        awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')"
-done
-STATE_BYTES="$(cpsql -qAt -c "SELECT sum(length(s)) FROM (SELECT $STATE AS s FROM visits_p0
-    UNION ALL SELECT $STATE FROM visits_p1 UNION ALL SELECT $STATE FROM visits_p2) u")"
-PLAN="$(cpsql -qAt -c "EXPLAIN (VERBOSE, COSTS OFF) $MERGED")"
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+RELEASE='SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM'
+# name|query|role (empty: the superuser)
+QUERIES=(
+    "plain avg (one node)|SELECT avg(amount) FROM visits_local|"
+    "user_dp_mean, one node|$RELEASE visits_local|"
+    "user_dp_mean, one node, one shard's rows|$RELEASE visits_share|"
+    "user_dp_mean, shipping rows from 3 shards|$RELEASE (SELECT * FROM visits OFFSET 0) v|"
+    "user_dp_mean by an analyst, merging 3 shards' states|$RELEASE visits|analyst"
+)
+# the statement that runs query i, as its role
+statement() {
+    local role="${QUERIES[$1]##*|}" query="${QUERIES[$1]#*|}"
+    query="${query%|*}"
+    if [ -n "$role" ]; then
+        printf '\\echo skip\nSET ROLE %s;\n\\echo q%s\n%s \\g /dev/null\n\\echo skip\nRESET ROLE;\n' "$role" "$1" "$query"
+    else
+        printf '\\echo q%s\n%s \\g /dev/null\n' "$1" "$query"
+    fi
+}
+
 REPORT="# Releases over shards: speed against one node
 
 <!-- written by test/bench/bench_shards.sh; do not edit by hand -->
 
 uldp $(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$ULDP_REPO/uldp.control") (commit $COMMIT), run on $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores shared by the coordinator and 3 shards.
-\`bash test/bench/bench_shards.sh\`: $ROWS rows over $USERS users, hash-partitioned by user into 3 postgres_fdw partitions;
-median of $RUNS runs, ms, jit off; ratio: against \`user_dp_mean\` on one node with all the rows.
+\`bash test/bench/bench_shards.sh\`: rows over a tenth as many users, hash-partitioned by user into 3 postgres_fdw
+partitions; median of $RUNS runs, ms, jit off; ratio: against \`user_dp_mean\` on one node with all the rows.
+The analyst's release is the same SQL as on one node; uldp rewrites it (doc/scale-out.md)."
+
+for ROWS in $SIZES; do
+    USERS=$((ROWS / 10))
+    cpsql -q -c 'DROP TABLE IF EXISTS visits, visits_local, visits_share'
+    for i in 0 1 2; do spsql "$i" -q -c 'DROP TABLE IF EXISTS visits'; done
+    uldp_shards_create_table visits
+    uldp_shards_load visits "$USERS" "$ROWS"
+    cpsql -q -c "CREATE TABLE visits_share AS SELECT * FROM visits_local
+                     WHERE satisfies_hash_partition('visits'::regclass, 3, 0, user_id)" \
+        -c 'VACUUM (FREEZE, ANALYZE) visits_local, visits_share' \
+        -c "SELECT uldp.protect_table('visits', 'user_id')" >/dev/null
+    for i in 0 1 2; do spsql "$i" -q -c 'VACUUM (FREEZE, ANALYZE) visits'; done
+
+    uldp_log "timing $ROWS rows ($RUNS runs, interleaved)"
+    out="$({
+        # the worst case of the analyst's merge, checked before reading, is public and large
+        echo "SET jit = off; SET uldp.max_partition_rows = $(((1 << 30) / 20 - 2)); SET uldp.max_state_memory = '32GB';"
+        for i in "${!QUERIES[@]}"; do statement "$i"; done
+        printf '%s\n' '\timing on'
+        for ((r = 0; r < RUNS; r++)); do
+            for i in "${!QUERIES[@]}"; do statement "$i"; done
+        done
+    } | cpsql -q 2>&1 | awk '/^q[0-9]+$/ {q = substr($0, 2)} /^skip$/ {q = ""} /^Time:/ && q != "" {print q, $2}')"
+    declare -a MEDIAN
+    for i in "${!QUERIES[@]}"; do
+        MEDIAN[i]="$(awk -v q="$i" '$1 == q {print $2}' <<<"$out" | sort -n |
+            awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')"
+    done
+    STATE_BYTES="$(cpsql -qAt -c "SELECT sum(length(s)) FROM (
+        SELECT uldp_shard.user_rows(amount, user_id, 0, 100, NULL) AS s FROM visits_p0
+        UNION ALL SELECT uldp_shard.user_rows(amount, user_id, 0, 100, NULL) FROM visits_p1
+        UNION ALL SELECT uldp_shard.user_rows(amount, user_id, 0, 100, NULL) FROM visits_p2) u")"
+    REPORT+="
+
+## $ROWS rows, $USERS users
 
 | query | ms | ratio |
 |---|---|---|"
-for i in "${!QUERIES[@]}"; do
-    REPORT+="
+    for i in "${!QUERIES[@]}"; do
+        REPORT+="
 | ${QUERIES[i]%%|*} | ${MEDIAN[i]} | $(ratio "${MEDIAN[i]}" "${MEDIAN[1]}") |"
-done
-REPORT+="
+    done
+    REPORT+="
 
 The shards send $STATE_BYTES bytes of per-user state in all ($(awk -v b="$STATE_BYTES" -v u="$USERS" 'BEGIN {printf "%.1f", b / u}') bytes a user).
 Weak scaling (3 shards holding 3 times one shard's rows, against one node with one shard's rows):
-$(ratio "${MEDIAN[4]}" "${MEDIAN[2]}") (goal: at most 1.5). On this machine the three shards and the coordinator share
-$(nproc) cores, so the shards' scans do not run in parallel as they would on three machines.
+$(ratio "${MEDIAN[4]}" "${MEDIAN[2]}") (goal: at most 1.5)."
+done
+PLAN="$(cpsql -qAt -c "EXPLAIN (VERBOSE, COSTS OFF) $RELEASE visits")"
+REPORT+="
 
-The merged release's plan (EXPLAIN VERBOSE):
+On this machine the three shards and the coordinator share $(nproc) cores, so the shards' scans do not
+run in parallel as they would on three machines.
+
+The plan of the same release (EXPLAIN VERBOSE, as the superuser, whose release is rewritten too):
 
 \`\`\`
 $PLAN
