@@ -63,6 +63,7 @@
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "commands/extension.h"
 #include "foreign/foreign.h"
 #include "nodes/makefuncs.h"
@@ -118,6 +119,23 @@ is_postgres_fdw_table(Oid relid)
 	ForeignServer *server = GetForeignServer(table->serverid);
 
 	return strcmp(GetForeignDataWrapper(server->fdwid)->fdwname, "postgres_fdw") == 0;
+}
+
+/* Does postgres_fdw ask the shard for estimates when it plans a scan of relid? */
+static bool
+uses_remote_estimate(Oid relid)
+{
+	ForeignTable *table = GetForeignTable(relid);
+	List	   *options = list_concat(list_copy(GetForeignServer(table->serverid)->options),
+									  table->options);
+	bool		remote = false;
+	ListCell   *lc;
+
+	/* the table's option, listed last, overrides the server's */
+	foreach(lc, options)
+		if (strcmp(lfirst_node(DefElem, lc)->defname, "use_remote_estimate") == 0)
+			remote = defGetBoolean(lfirst_node(DefElem, lc));
+	return remote;
 }
 
 /*
@@ -719,6 +737,19 @@ uldp_shard_rewrite(Query *query, Index varno, List *checks, bool gated,
 		*reason = context.reason;
 	if (*reason != NULL)
 		return false;
+	/*
+	 * Remote estimates would contact the shards before the charge, and make
+	 * the plan (pushed down or refused) depend on their statistics.
+	 */
+	if (gated)
+		foreach(lc, find_all_inheritors(rte->relid, AccessShareLock, NULL))
+			if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE &&
+				uses_remote_estimate(lfirst_oid(lc)))
+			{
+				*reason = psprintf("Its partition \"%s\" has use_remote_estimate on: planning would ask the shard before the charge.",
+								   get_rel_name(lfirst_oid(lc)));
+				return false;
+			}
 
 	shipping.uldp = context.uldp;
 	states = (List *) shippable_mutator((Node *) context.states, &shipping);

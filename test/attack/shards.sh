@@ -27,7 +27,8 @@
 #      with the owner's mapping), charged once, and may not EXPLAIN it; what cannot be rewritten
 #      (no merge, GROUP BY, a filter the shards cannot run) or bounded (uldp.max_state_memory) is
 #      refused before reading and charges nothing; a partition larger than
-#      uldp.max_partition_rows by its size is refused by its shard whether or not rows match;
+#      uldp.max_partition_rows by its size is refused by its shard whether or not rows match, and
+#      a partition with use_remote_estimate (planning would ask its shard before the charge) too;
 #      the owner's release that cannot be rewritten ships rows, with a NOTICE;
 #   d. with a user mapping for the analyst: still no state (gate; permission); releases run as
 #      before, charged once;
@@ -171,6 +172,12 @@ SELECT user_dp_sum(amount, user_id, 0.5, 0, 100) FROM visits WHERE coalesce(amou
 SELECT user_dp_mean(amount, user_id, 0.5), user_dp_count(user_id, 0.5) FROM visits|54000|two releases whose worst case exceeds uldp.max_state_memory
 EOF_REFUSED
 is "$(ledger)" "$L0" "c. and none of them was charged"
+# remote estimates would contact a shard before the charge: refused while a partition uses them
+cpsql -q -c "ALTER FOREIGN TABLE visits_p1 OPTIONS (ADD use_remote_estimate 'true')" || exit 1
+L0="$(ledger)"
+is "$(sqlstate_on 0 "$A" "$RELEASE visits")" 42501 "c. with use_remote_estimate on a partition, a release is refused"
+is "$(ledger)" "$L0" "c. and not charged"
+cpsql -q -c "ALTER FOREIGN TABLE visits_p1 OPTIONS (DROP use_remote_estimate)" || exit 1
 # a partition larger than uldp.max_partition_rows by its size: refused by its shard, whatever the rows
 for w in "amount > 10" "amount > 1e9"; do
     is "$(sqlstate_on 0 "$A" "SET uldp.max_partition_rows = 1000; $RELEASE visits WHERE $w")" 54000 \
