@@ -54,12 +54,10 @@
 #include "postgres.h"
 
 #include "access/sysattr.h"
-#include "catalog/dependency.h"
 #include "catalog/partition.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
-#include "commands/extension.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
@@ -76,6 +74,7 @@
 #include "grouping.h"
 #include "params.h"
 #include "protect.h"
+#include "releasekind.h"
 #include "safe_expr.h"
 #include "shardrewrite.h"
 
@@ -193,18 +192,18 @@ merges_states(Oid aggfnoid)
 	return transfn != NULL && strcmp(transfn, "user_merge_transfn") == 0;
 }
 
+/*
+ * A release is accepted by identity (releasekind.c), not for being a
+ * function of uldp: an aggregate that a role could reach through a foreign
+ * table, or that reads something other than rows, must not count as one.
+ */
 static void
 check_aggref(Aggref *aggref, Protected *target)
 {
-	Oid			extension = get_extension_oid("uldp", true);
 	ListCell   *lc;
 	int			argno = 0;
 	int			user_argno;
 
-	if (!OidIsValid(extension) ||
-		getExtensionOfObject(ProcedureRelationId, aggref->aggfnoid) != extension)
-		uldp_gate_refuse(target->table, psprintf("Aggregate %s is not a uldp release.",
-												 format_procedure(aggref->aggfnoid)));
 	/*
 	 * A state is many users' rows: read from one row of a protected table,
 	 * it would let one user's row count as any number of users.
@@ -214,6 +213,9 @@ check_aggref(Aggref *aggref, Protected *target)
 							  psprintf("Aggregate %s merges per-user states of shards; a protected table's rows are not states.",
 									   format_procedure(aggref->aggfnoid)),
 							  "Call the release of the same name in the public schema on the table's rows.");
+	if (!uldp_is_release(aggref->aggfnoid))
+		uldp_gate_refuse(target->table, psprintf("Aggregate %s is not a uldp release.",
+												 format_procedure(aggref->aggfnoid)));
 	if (aggref->agglevelsup != 0 || aggref->aggdistinct != NIL || aggref->aggorder != NIL ||
 		aggref->aggstar || aggref->aggvariadic || aggref->aggkind != AGGKIND_NORMAL)
 		uldp_gate_refuse(target->table,

@@ -83,18 +83,6 @@
  */
 #define MAX_BOUNDED_ROWS ((double) (UINT64CONST(1) << 31))
 
-#define MAX_RELEASE_KINDS 16
-
-typedef struct ReleaseKind
-{
-	const char *finalfn;
-	UldpPlanRelease plan;
-	int			delta_param;	/* delta's place after epsilon's, or -1 */
-} ReleaseKind;
-
-static ReleaseKind release_kinds[MAX_RELEASE_KINDS];
-static int	nrelease_kinds = 0;
-
 typedef struct StatementReleases StatementReleases;
 
 /* the most rows an Agg node can read from protected tables */
@@ -111,7 +99,7 @@ typedef struct ReleaseNode
 	StatementReleases *statement;
 	ExecProcNodeMtd exec_agg;	/* the node's own ExecProcNodeReal */
 	UldpReleasePlan *plans;		/* by aggno; NULL entries: not uldp */
-	const ReleaseKind **kinds;	/* by aggno */
+	const UldpReleaseKind **kinds;	/* by aggno */
 	int			groups_per_user;	/* k of a grouped release, else 1 */
 	UldpGroupBound *group_bound;	/* a grouped release's registry */
 	double		group_name_bytes;	/* the longest name of one of its groups */
@@ -143,29 +131,6 @@ static StatementReleases *statements = NULL;
 
 static ExecutorStart_hook_type previous_executor_start_hook = NULL;
 static ExecutorRun_hook_type previous_executor_run_hook = NULL;
-
-void
-uldp_register_release(const char *finalfn, UldpPlanRelease plan, int delta_param)
-{
-	if (nrelease_kinds >= MAX_RELEASE_KINDS)
-		elog(ERROR, "too many uldp release kinds");
-	release_kinds[nrelease_kinds].finalfn = finalfn;
-	release_kinds[nrelease_kinds].plan = plan;
-	release_kinds[nrelease_kinds].delta_param = delta_param;
-	nrelease_kinds++;
-}
-
-/* The kind of a uldp aggregate, by its final function's name. */
-static const ReleaseKind *
-release_kind(Oid aggfnoid)
-{
-	char	   *name = uldp_aggregate_support_name(aggfnoid, true);
-
-	for (int i = 0; name && i < nrelease_kinds; i++)
-		if (strcmp(release_kinds[i].finalfn, name) == 0)
-			return &release_kinds[i];
-	return NULL;
-}
 
 /* The executor state's entry, if it was prepared. */
 static StatementReleases *
@@ -351,7 +316,7 @@ row_bound_walker(PlanState *planstate, RowBound *bound)
  * release whose users contribute to at most groups_per_user groups.
  */
 static void
-per_group_params(const ReleaseKind *kind, int groups_per_user, int nvalues,
+per_group_params(const UldpReleaseKind *kind, int groups_per_user, int nvalues,
 				 Datum *values, const bool *nulls)
 {
 	for (int i = 0; i < nvalues && groups_per_user > 1; i++)
@@ -367,10 +332,10 @@ per_group_params(const ReleaseKind *kind, int groups_per_user, int nvalues,
  */
 static void
 plan_release(AggState *aggstate, AggStatePerAgg peragg, int groups_per_user,
-			 UldpReleasePlan *plan, const ReleaseKind **planned_kind, const char **function)
+			 UldpReleasePlan *plan, const UldpReleaseKind **planned_kind, const char **function)
 {
 	Aggref	   *aggref = peragg->aggref;
-	const ReleaseKind *kind = release_kind(aggref->aggfnoid);
+	const UldpReleaseKind *kind = uldp_release_kind(aggref->aggfnoid);
 	UldpReleaseCall call = {0};
 	int			user = uldp_user_argument(aggref->aggfnoid);
 
@@ -492,7 +457,7 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 			node->aggstate = aggstate;
 			node->statement = context->statement;
 			node->plans = palloc0(aggstate->numaggs * sizeof(UldpReleasePlan));
-			node->kinds = palloc0(aggstate->numaggs * sizeof(ReleaseKind *));
+			node->kinds = palloc0(aggstate->numaggs * sizeof(UldpReleaseKind *));
 			node->groups_per_user = 1;
 			first_release = i;
 			if (aggstate->aggstrategy != AGG_PLAIN || agg->numCols > 0 || agg->groupingSets != NIL)

@@ -26,6 +26,7 @@
 #include "gate.h"
 #include "protect.h"
 #include "quantile.h"
+#include "releasekind.h"
 #include "random.h"
 #include "release.h"
 #include "selection.h"
