@@ -44,7 +44,12 @@
  * coordinator checks the merge's worst case against uldp.max_state_memory
  * before reading (statement.c, with uldp_shard_state_scan).
  *
- * Whether postgres_fdw actually pushed every branch down is known only
+ * Whether a branch can be pushed down is postgres_fdw's decision (what it
+ * can ship), made from the query alone; which path the planner keeps is a
+ * matter of costs, which come from statistics of the data.  So where a
+ * branch's aggregate can be pushed down, the other paths are dropped
+ * (state_paths_hook), and whether it runs on its shard never depends on the
+ * rows.  Whether postgres_fdw pushed every branch down is known only
  * once the statement is planned: uldp_shard_unpushed looks.  A role that
  * may not read the table is then refused before anything runs; one that
  * may read it is planned again without the rewrite, shipping rows, with a
@@ -65,10 +70,12 @@
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
+#include "foreign/fdwapi.h"
 #include "foreign/foreign.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/planner.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -82,6 +89,8 @@
 
 /* the most rows one foreign partition may hold (uldp.max_partition_rows) */
 int			uldp_max_partition_rows = 3 * 1000 * 1000;
+
+static create_upper_paths_hook_type previous_upper_paths_hook = NULL;
 
 /* How the shards clamp the rows of one release's state. */
 typedef enum StateClamp
@@ -842,6 +851,69 @@ uldp_shard_unpushed(PlannedStmt *stmt, const UldpShardRewrites *rewrites)
 		return NULL;
 	return "postgres_fdw would compute uldp_shard.user_rows on the coordinator: the servers' \"extensions\" option must list uldp_shard, "
 		"and the filter and values must be expressions the shards can run (built-in or uldp_shard's).";
+}
+
+/*
+ * The aggregation of a branch: when postgres_fdw offers to compute it on
+ * the shard, that is the only path kept, whatever the costs say.
+ */
+static void
+state_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
+				 RelOptInfo *output_rel, void *extra)
+{
+	List	   *foreign = NIL;
+	ListCell   *lc;
+	bool		computes_state = false;
+
+	if (previous_upper_paths_hook)
+		previous_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+	if (stage != UPPERREL_GROUP_AGG || output_rel->fdwroutine == NULL || !root->parse->hasAggs)
+		return;
+	foreach(lc, root->parse->targetList)
+	{
+		Aggref	   *aggref = (Aggref *) lfirst_node(TargetEntry, lc)->expr;
+
+		if (IsA(aggref, Aggref) && is_state_aggregate(aggref->aggfnoid))
+			computes_state = true;
+	}
+	if (!computes_state)
+		return;
+	foreach(lc, output_rel->pathlist)
+		if (IsA(lfirst(lc), ForeignPath))
+			foreign = lappend(foreign, lfirst(lc));
+	/*
+	 * add_path may have discarded the FDW's path as no cheaper than a local
+	 * one (with statistics that say the partition is empty): ask again, into
+	 * an empty list.  postgres_fdw keeps its per-relation state in
+	 * fdw_private and skips a relation that has one.
+	 */
+	if (foreign == NIL && output_rel->fdwroutine->GetForeignUpperPaths != NULL)
+	{
+		List	   *local = output_rel->pathlist;
+		void	   *fdw_private = output_rel->fdw_private;
+
+		output_rel->pathlist = NIL;
+		output_rel->fdw_private = NULL;
+		output_rel->fdwroutine->GetForeignUpperPaths(root, stage, input_rel, output_rel, extra);
+		foreign = output_rel->pathlist;
+		if (foreign == NIL)
+		{
+			output_rel->pathlist = local;
+			output_rel->fdw_private = fdw_private;
+			return;
+		}
+	}
+	if (foreign == NIL)
+		return;
+	output_rel->pathlist = foreign;
+	output_rel->partial_pathlist = NIL;
+}
+
+void
+uldp_shard_rewrite_init(void)
+{
+	previous_upper_paths_hook = create_upper_paths_hook;
+	create_upper_paths_hook = state_paths_hook;
 }
 
 /*

@@ -23,6 +23,7 @@ typedef struct UldpShardRewrites
 
 extern int	uldp_max_partition_rows;
 
+extern void uldp_shard_rewrite_init(void);
 extern bool uldp_query_reads_shards(Query *query);
 extern bool uldp_table_sharded(Oid relid);
 extern bool uldp_shard_rewrite(Query *query, Index varno, List *checks, bool gated,

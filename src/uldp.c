@@ -115,6 +115,7 @@ _PG_init(void)
 
 	uldp_protect_init();
 	uldp_gate_init();
+	uldp_shard_rewrite_init();
 	uldp_dropguard_init();
 	/* after the gate, so that its refusals come before any charge */
 	uldp_statement_init();

@@ -29,7 +29,8 @@
 #      refused before reading and charges nothing; a partition larger than
 #      uldp.max_partition_rows by its size is refused by its shard whether or not rows match, and
 #      a partition with use_remote_estimate (planning would ask its shard before the charge) too;
-#      the owner's release that cannot be rewritten ships rows, with a NOTICE;
+#      the owner's release that cannot be rewritten ships rows, with a NOTICE; a release over
+#      partitions whose coordinator statistics say they are empty is pushed down all the same;
 #   d. with a user mapping for the analyst: still no state (gate; permission); releases run as
 #      before, charged once;
 #   e. a release run on a shard directly fails: shards have no uldp.
@@ -172,6 +173,13 @@ SELECT user_dp_sum(amount, user_id, 0.5, 0, 100) FROM visits WHERE coalesce(amou
 SELECT user_dp_mean(amount, user_id, 0.5), user_dp_count(user_id, 0.5) FROM visits|54000|two releases whose worst case exceeds uldp.max_state_memory
 EOF_REFUSED
 is "$(ledger)" "$L0" "c. and none of them was charged"
+# whether a release is pushed down does not depend on statistics: partitions that ANALYZE found empty
+uldp_shards_create_table sparse >/dev/null || exit 1
+cpsql -q -c 'ANALYZE sparse' -c "SELECT uldp.protect_table('sparse', 'user_id')" >/dev/null || exit 1
+is "$(cq -c "SELECT count(*) FROM pg_class WHERE relname LIKE 'sparse\_p_' AND reltuples = 0")" 3 \
+    "c. the coordinator's statistics say sparse's 3 partitions are empty"
+ok_if "c. the analyst's release over them is still pushed down and runs" \
+    test -n "$(cq_as "$A" -c "SELECT user_dp_count(user_id, 0.1) FROM sparse")"
 # remote estimates would contact a shard before the charge: refused while a partition uses them
 cpsql -q -c "ALTER FOREIGN TABLE visits_p1 OPTIONS (ADD use_remote_estimate 'true')" || exit 1
 L0="$(ledger)"
