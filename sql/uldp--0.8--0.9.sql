@@ -47,3 +47,51 @@ CREATE AGGREGATE uldp.user_dp_count(state bytea, user_id anyelement, epsilon flo
 	SFUNC = uldp.user_merge_transfn, STYPE = internal, FINALFUNC = uldp.count_finalfn,
 	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.user_combinefn,
 	SERIALFUNC = uldp.user_serialfn, DESERIALFUNC = uldp.user_deserialfn, PARALLEL = SAFE);
+
+-- The _ci twins and user_dp_range over states: the same final functions
+-- as over rows (their intervals and ranges are computed from what the
+-- release paid for, as locally).
+CREATE AGGREGATE uldp.user_dp_mean_ci(state bytea, user_id anyelement, epsilon float8) (
+	SFUNC = uldp.user_merge_transfn, STYPE = internal, FINALFUNC = uldp.mean_ci_finalfn,
+	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.user_combinefn,
+	SERIALFUNC = uldp.user_serialfn, DESERIALFUNC = uldp.user_deserialfn, PARALLEL = SAFE);
+CREATE AGGREGATE uldp.user_dp_mean_ci(state bytea, user_id anyelement, epsilon float8,
+									  lower float8, upper float8) (
+	SFUNC = uldp.user_merge_transfn, STYPE = internal, FINALFUNC = uldp.mean_ci_finalfn,
+	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.user_combinefn,
+	SERIALFUNC = uldp.user_serialfn, DESERIALFUNC = uldp.user_deserialfn, PARALLEL = SAFE);
+CREATE AGGREGATE uldp.user_dp_mean_ci(state bytea, user_id anyelement, epsilon float8,
+									  lower float8, upper float8, tau float8) (
+	SFUNC = uldp.user_merge_transfn, STYPE = internal, FINALFUNC = uldp.mean_ci_finalfn,
+	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.user_combinefn,
+	SERIALFUNC = uldp.user_serialfn, DESERIALFUNC = uldp.user_deserialfn, PARALLEL = SAFE);
+
+CREATE AGGREGATE uldp.user_dp_sum_ci(state bytea, user_id anyelement, epsilon float8) (
+	SFUNC = uldp.user_merge_transfn, STYPE = internal, FINALFUNC = uldp.sum_ci_finalfn,
+	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.user_combinefn,
+	SERIALFUNC = uldp.user_serialfn, DESERIALFUNC = uldp.user_deserialfn, PARALLEL = SAFE);
+CREATE AGGREGATE uldp.user_dp_sum_ci(state bytea, user_id anyelement, epsilon float8,
+									 lower float8, upper float8) (
+	SFUNC = uldp.user_merge_transfn, STYPE = internal, FINALFUNC = uldp.sum_ci_finalfn,
+	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.user_combinefn,
+	SERIALFUNC = uldp.user_serialfn, DESERIALFUNC = uldp.user_deserialfn, PARALLEL = SAFE);
+
+CREATE AGGREGATE uldp.user_dp_count_ci(state bytea, user_id anyelement, epsilon float8) (
+	SFUNC = uldp.user_merge_transfn, STYPE = internal, FINALFUNC = uldp.count_ci_finalfn,
+	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.user_combinefn,
+	SERIALFUNC = uldp.user_serialfn, DESERIALFUNC = uldp.user_deserialfn, PARALLEL = SAFE);
+
+CREATE AGGREGATE uldp.user_dp_range(state bytea, user_id anyelement, epsilon float8) (
+	SFUNC = uldp.user_merge_transfn, STYPE = internal, FINALFUNC = uldp.range_finalfn,
+	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.user_combinefn,
+	SERIALFUNC = uldp.user_serialfn, DESERIALFUNC = uldp.user_deserialfn, PARALLEL = SAFE);
+CREATE AGGREGATE uldp.user_dp_range(state bytea, user_id anyelement, epsilon float8,
+									lower float8, upper float8) (
+	SFUNC = uldp.user_merge_transfn, STYPE = internal, FINALFUNC = uldp.range_finalfn,
+	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.user_combinefn,
+	SERIALFUNC = uldp.user_serialfn, DESERIALFUNC = uldp.user_deserialfn, PARALLEL = SAFE);
+CREATE AGGREGATE uldp.user_dp_range(state bytea, user_id anyelement, epsilon float8,
+									lower float8, upper float8, tau float8) (
+	SFUNC = uldp.user_merge_transfn, STYPE = internal, FINALFUNC = uldp.range_finalfn,
+	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.user_combinefn,
+	SERIALFUNC = uldp.user_serialfn, DESERIALFUNC = uldp.user_deserialfn, PARALLEL = SAFE);

@@ -104,7 +104,8 @@ typedef enum StateClamp
 typedef struct ShardRelease
 {
 	Aggref	   *release;		/* as the statement writes it */
-	Oid			merge;			/* uldp.<same name>(bytea, anyelement, ...) */
+	List	   *params;			/* its parameters after the user id, as merged */
+	Oid			merge;			/* uldp.<same name>(bytea, anyelement, float8...) */
 	int			column;			/* its state column, from 1 */
 } ShardRelease;
 
@@ -260,33 +261,84 @@ release_clamp(Oid aggfnoid, StateClamp *clamp)
 
 	if (transfn == NULL || finalfn == NULL)
 		return false;
-	if (strcmp(finalfn, "mean_finalfn") == 0 &&
+	if ((strcmp(finalfn, "mean_finalfn") == 0 || strcmp(finalfn, "mean_ci_finalfn") == 0 ||
+		 strcmp(finalfn, "range_finalfn") == 0) &&
 		(strcmp(transfn, "user_transfn") == 0 || strcmp(transfn, "user_bool_transfn") == 0))
 		*clamp = CLAMP_TO_BOUNDS;
-	else if (strcmp(finalfn, "sum_finalfn") == 0 &&
+	else if ((strcmp(finalfn, "sum_finalfn") == 0 || strcmp(finalfn, "sum_ci_finalfn") == 0) &&
 			 (strcmp(transfn, "user_sum_transfn") == 0 || strcmp(transfn, "user_bool_sum_transfn") == 0))
 		*clamp = CLAMP_TO_MAGNITUDE;
-	else if (strcmp(finalfn, "count_finalfn") == 0 && strcmp(transfn, "user_count_transfn") == 0)
+	else if ((strcmp(finalfn, "count_finalfn") == 0 || strcmp(finalfn, "count_ci_finalfn") == 0) &&
+			 strcmp(transfn, "user_count_transfn") == 0)
 		*clamp = CLAMP_COUNT;
 	else
 		return false;
 	return true;
 }
 
-/* The merge of release: uldp.<its name>(bytea, anyelement, <its parameters>). */
+/*
+ * The merge of release: uldp.<its name>(bytea, anyelement, float8 for each
+ * of its parameters).
+ */
 static Oid
-merge_aggregate(Aggref *release, int user_arg)
+merge_aggregate(Aggref *release, int nparams)
 {
-	Oid		   *declared;
-	int			ndeclared;
 	Oid			argtypes[FUNC_MAX_ARGS];
 	int			nargs = 0;
 
-	get_func_signature(release->aggfnoid, &declared, &ndeclared);
 	argtypes[nargs++] = BYTEAOID;
-	for (int i = user_arg; i < ndeclared; i++)
-		argtypes[nargs++] = declared[i];
+	argtypes[nargs++] = ANYELEMENTOID;
+	while (nargs < nparams + 2 && nargs < FUNC_MAX_ARGS)
+		argtypes[nargs++] = FLOAT8OID;
 	return extension_function("uldp", "uldp", get_func_name(release->aggfnoid), argtypes, nargs);
+}
+
+static Const *
+float8_const(double value)
+{
+	return makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8), Float8GetDatum(value), false,
+					 FLOAT8PASSBYVAL);
+}
+
+static bool
+is_null_const(Node *node)
+{
+	return IsA(node, Const) && ((Const *) node)->constisnull;
+}
+
+/*
+ * A release's parameters after its user id, as its merge takes them.  The
+ * mean of a boolean without bounds has the public bounds [0, 1] (the final
+ * function sees the value's type, which a merge does not: release.c), so
+ * they are written out; whether bounds are absent must then be known when
+ * the statement is planned.  NULL if it cannot be merged (*reason says why).
+ */
+static List *
+merge_params(Aggref *release, int user_arg, StateClamp clamp, const char **reason)
+{
+	List	   *params = NIL;
+	bool		boolean = clamp == CLAMP_TO_BOUNDS &&
+		exprType((Node *) linitial_node(TargetEntry, release->args)->expr) == BOOLOID;
+
+	for (int i = user_arg + 1; i < list_length(release->args); i++)
+		params = lappend(params, lfirst_node(TargetEntry, list_nth_cell(release->args, i))->expr);
+	if (!boolean)
+		return params;
+	if (list_length(params) == 1)
+		return lappend(lappend(params, float8_const(0)), float8_const(1));
+	if (is_null_const(lsecond(params)) && is_null_const(lthird(params)))
+	{
+		params = list_copy(params);
+		lsecond(params) = float8_const(0);
+		lthird(params) = float8_const(1);
+		return params;
+	}
+	if (!IsA(lsecond(params), Const) || !IsA(lthird(params), Const))
+	{
+		*reason = "The bounds of a mean of booleans over shards must be constants.";
+		return NULL;
+	}
+	return params;
 }
 
 static TargetEntry *
@@ -320,7 +372,7 @@ clamp_bound(Expr *given, double absent)
  * user_rows(value, user, lower, upper, max_rows) FILTER (its filter).
  */
 static Aggref *
-state_call(Aggref *release, int user_arg, StateClamp clamp, Oid state_agg)
+state_call(Aggref *release, int user_arg, List *params, StateClamp clamp, Oid state_agg)
 {
 	Aggref	   *state = makeNode(Aggref);
 	Expr	   *value;
@@ -333,10 +385,10 @@ state_call(Aggref *release, int user_arg, StateClamp clamp, Oid state_agg)
 								   Float8GetDatum(0), false, FLOAT8PASSBYVAL);
 	else
 		value = copyObject(linitial_node(TargetEntry, release->args)->expr);
-	if (clamp == CLAMP_TO_BOUNDS && list_length(release->args) >= user_arg + 4)
+	if (clamp == CLAMP_TO_BOUNDS && list_length(params) >= 3)
 	{
-		lower = lfirst_node(TargetEntry, list_nth_cell(release->args, user_arg + 2))->expr;
-		upper = lfirst_node(TargetEntry, list_nth_cell(release->args, user_arg + 3))->expr;
+		lower = lsecond(params);
+		upper = lthird(params);
 	}
 	state->aggfnoid = state_agg;
 	state->aggtype = BYTEAOID;
@@ -373,7 +425,7 @@ add_release(Aggref *release, RewriteContext *context)
 
 	if (!release_clamp(release->aggfnoid, &clamp))
 	{
-		context->reason = psprintf("%s has no merge over shards yet: user_dp_mean, user_dp_sum and user_dp_count have.",
+		context->reason = psprintf("%s has no merge over shards yet: user_dp_mean, user_dp_sum, user_dp_count, their _ci twins and user_dp_range have.",
 								   format_procedure(release->aggfnoid));
 		return;
 	}
@@ -394,7 +446,10 @@ add_release(Aggref *release, RewriteContext *context)
 	}
 	shard_release = palloc0(sizeof(ShardRelease));
 	shard_release->release = release;
-	shard_release->merge = merge_aggregate(release, user_arg);
+	shard_release->params = merge_params(release, user_arg, clamp, &context->reason);
+	if (context->reason != NULL)
+		return;
+	shard_release->merge = merge_aggregate(release, list_length(shard_release->params));
 	if (!OidIsValid(shard_release->merge))
 	{
 		context->reason = psprintf("uldp has no merge of %s over shards.", format_procedure(release->aggfnoid));
@@ -403,7 +458,7 @@ add_release(Aggref *release, RewriteContext *context)
 	context->user_type = user->vartype;
 	context->user_typmod = user->vartypmod;
 	context->user_collation = user->varcollid;
-	state = state_call(release, user_arg, clamp, state_agg);
+	state = state_call(release, user_arg, shard_release->params, clamp, state_agg);
 	foreach(lc, context->states)
 		if (equal(lfirst(lc), state))
 			shard_release->column = foreach_current_index(lc) + 1;
@@ -457,10 +512,10 @@ merge_mutator(Node *node, RewriteContext *context)
 		{
 			ShardRelease *shard_release = lfirst(lc);
 			Aggref	   *release = shard_release->release;
-			int			user_arg = uldp_user_argument(release->aggfnoid);
 			Aggref	   *merge;
 			List	   *args;
 			List	   *argtypes;
+			ListCell   *param;
 
 			if (!equal(node, release))
 				continue;
@@ -470,11 +525,10 @@ merge_mutator(Node *node, RewriteContext *context)
 							  argument((Expr *) makeNullConst(context->user_type, context->user_typmod,
 															  context->user_collation), 2));
 			argtypes = list_make2_oid(BYTEAOID, context->user_type);
-			for (int i = user_arg + 1; i < list_length(release->args); i++)
+			foreach(param, shard_release->params)
 			{
-				args = lappend(args, argument(lfirst_node(TargetEntry, list_nth_cell(merge->args, i))->expr,
-											  list_length(args) + 1));
-				argtypes = lappend_oid(argtypes, list_nth_oid(release->aggargtypes, i));
+				args = lappend(args, argument(copyObject(lfirst(param)), list_length(args) + 1));
+				argtypes = lappend_oid(argtypes, FLOAT8OID);
 			}
 			merge->aggfnoid = shard_release->merge;
 			merge->args = args;

@@ -121,7 +121,10 @@ is "$(grep -c 'Remote SQL: SELECT uldp_shard.user_rows(amount, user_id, 0::doubl
 is "$(grep -c 'uldp.user_dp_mean' <<<"$PLAN")" 1 "a. and the coordinator merges them with uldp.user_dp_mean"
 for c in "user_dp_mean(amount, user_id, 0.5, 0, 100)" "user_dp_mean(amount, user_id, 1)" \
          "user_dp_sum(amount, user_id, 0.5, 0, 2000)" "user_dp_count(user_id, 0.3)" \
-         "user_dp_mean(amount > 20, user_id, 0.5, 0, 1) FILTER (WHERE country = 'DE'), user_dp_count(user_id, 0.3)"; do
+         "user_dp_mean(amount > 20, user_id, 0.5, 0, 1) FILTER (WHERE country = 'C1'), user_dp_count(user_id, 0.3)" \
+         "user_dp_mean(amount > 20, user_id, 0.5)" "user_dp_mean(amount > 20, user_id, 0.5, NULL, NULL)" \
+         "user_dp_mean_ci(amount, user_id, 0.5, 0, 100)" "user_dp_sum_ci(amount, user_id, 0.5, 0, 2000)" \
+         "user_dp_count_ci(user_id, 0.3)" "user_dp_range(amount, user_id, 0.5)"; do
     is "$(seeded "SELECT $c FROM visits WHERE ordered_at >= '2026-02-01'")" \
        "$(seeded "SELECT $c FROM visits_local WHERE ordered_at >= '2026-02-01'")" \
        "a. SELECT $c over the sharded table releases what it releases on one node"
@@ -168,6 +171,7 @@ while IFS='|' read -r query state what; do
     is "$(sqlstate_on 0 "$A" "$query")" "$state" "c. $what is refused before reading ($state)"
 done <<'EOF_REFUSED'
 SELECT user_dp_quantile(amount, user_id, 0.5, 0.5) FROM visits|42501|a release without a merge
+PREPARE p(float8) AS SELECT user_dp_mean(amount > 20, user_id, 0.5, $1, 1) FROM visits; EXECUTE p(0)|42501|a mean of booleans whose bounds are parameters
 SELECT country, user_dp_count(user_id, 0.2) FROM visits GROUP BY country|42501|a grouped release
 SELECT user_dp_sum(amount, user_id, 0.5, 0, 100) FROM visits WHERE coalesce(amount, 0) > 1|42501|a filter postgres_fdw cannot ship (COALESCE)
 SELECT user_dp_mean(amount, user_id, 0.5), user_dp_count(user_id, 0.5) FROM visits|54000|two releases whose worst case exceeds uldp.max_state_memory
