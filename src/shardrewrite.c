@@ -85,20 +85,14 @@
 
 #include "params.h"
 #include "protect.h"
+#include "shardgroups.h"
+#include "shardquery.h"
 #include "shardrewrite.h"
 
 /* the most rows one foreign partition may hold (uldp.max_partition_rows) */
 int			uldp_max_partition_rows = 3 * 1000 * 1000;
 
 static create_upper_paths_hook_type previous_upper_paths_hook = NULL;
-
-/* How the shards clamp the rows of one release's state. */
-typedef enum StateClamp
-{
-	CLAMP_TO_BOUNDS,			/* user_dp_mean: to its bounds */
-	CLAMP_TO_MAGNITUDE,			/* user_dp_sum: to +-ULDP_MAX_MAGNITUDE */
-	CLAMP_COUNT					/* user_dp_count: no value */
-} StateClamp;
 
 /* One release of the statement, and the state column it merges. */
 typedef struct ShardRelease
@@ -118,7 +112,6 @@ typedef struct RewriteContext
 	List	   *releases;		/* ShardRelease */
 	List	   *states;			/* the state Aggrefs, over the parent's columns */
 	Oid			uldp;
-	bool		releases_found;	/* any uldp aggregate */
 	const char *reason;			/* why it cannot be rewritten */
 } RewriteContext;
 
@@ -202,78 +195,13 @@ uldp_query_reads_shards(Query *query)
 	return reads_shards_walker((Node *) query, NULL);
 }
 
-/*
- * The function schema.name(argtypes) of extension "extension", or
- * InvalidOid.  Found by identity, without the caller's privileges: an
- * analyst may use neither schema, and needs no privilege on what the
- * rewrite calls for it.
- */
-static Oid
-extension_function(const char *extension, const char *schema, const char *name,
-				   const Oid *argtypes, int nargs)
-{
-	Oid			extension_oid = get_extension_oid(extension, true);
-	Oid			namespace = get_namespace_oid(schema, true);
-	Oid			function;
-
-	if (!OidIsValid(extension_oid) || !OidIsValid(namespace))
-		return InvalidOid;
-	function = GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid, CStringGetDatum(name),
-							   PointerGetDatum(buildoidvector(argtypes, nargs)),
-							   ObjectIdGetDatum(namespace));
-	if (!OidIsValid(function) || getExtensionOfObject(ProcedureRelationId, function) != extension_oid)
-		return InvalidOid;
-	return function;
-}
-
 /* uldp_shard.user_rows for values of value_type, or InvalidOid. */
 static Oid
 state_aggregate(Oid value_type)
 {
 	Oid			argtypes[] = {value_type, ANYELEMENTOID, FLOAT8OID, FLOAT8OID, INT8OID};
 
-	return extension_function("uldp_shard", "uldp_shard", "user_rows", argtypes, lengthof(argtypes));
-}
-
-/* Is aggfnoid uldp_shard.user_rows? */
-static bool
-is_state_aggregate(Oid aggfnoid)
-{
-	Oid			extension = get_extension_oid("uldp_shard", true);
-	char	   *name;
-
-	if (!OidIsValid(extension) || getExtensionOfObject(ProcedureRelationId, aggfnoid) != extension)
-		return false;
-	name = get_func_name(aggfnoid);
-	return name != NULL && strcmp(name, "user_rows") == 0;
-}
-
-/*
- * The clamping of a release that has a merge over shards, from its
- * transition and final functions (the release's identity: the _ci twins
- * and other releases share transition functions); false for any other.
- */
-static bool
-release_clamp(Oid aggfnoid, StateClamp *clamp)
-{
-	char	   *transfn = uldp_aggregate_support_name(aggfnoid, false);
-	char	   *finalfn = uldp_aggregate_support_name(aggfnoid, true);
-
-	if (transfn == NULL || finalfn == NULL)
-		return false;
-	if ((strcmp(finalfn, "mean_finalfn") == 0 || strcmp(finalfn, "mean_ci_finalfn") == 0 ||
-		 strcmp(finalfn, "range_finalfn") == 0) &&
-		(strcmp(transfn, "user_transfn") == 0 || strcmp(transfn, "user_bool_transfn") == 0))
-		*clamp = CLAMP_TO_BOUNDS;
-	else if ((strcmp(finalfn, "sum_finalfn") == 0 || strcmp(finalfn, "sum_ci_finalfn") == 0) &&
-			 (strcmp(transfn, "user_sum_transfn") == 0 || strcmp(transfn, "user_bool_sum_transfn") == 0))
-		*clamp = CLAMP_TO_MAGNITUDE;
-	else if ((strcmp(finalfn, "count_finalfn") == 0 || strcmp(finalfn, "count_ci_finalfn") == 0) &&
-			 strcmp(transfn, "user_count_transfn") == 0)
-		*clamp = CLAMP_COUNT;
-	else
-		return false;
-	return true;
+	return uldp_shard_function("uldp_shard", "uldp_shard", "user_rows", argtypes, lengthof(argtypes));
 }
 
 /*
@@ -290,81 +218,7 @@ merge_aggregate(Aggref *release, int nparams)
 	argtypes[nargs++] = ANYELEMENTOID;
 	while (nargs < nparams + 2 && nargs < FUNC_MAX_ARGS)
 		argtypes[nargs++] = FLOAT8OID;
-	return extension_function("uldp", "uldp", get_func_name(release->aggfnoid), argtypes, nargs);
-}
-
-static Const *
-float8_const(double value)
-{
-	return makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8), Float8GetDatum(value), false,
-					 FLOAT8PASSBYVAL);
-}
-
-static bool
-is_null_const(Node *node)
-{
-	return IsA(node, Const) && ((Const *) node)->constisnull;
-}
-
-/*
- * A release's parameters after its user id, as its merge takes them.  The
- * mean of a boolean without bounds has the public bounds [0, 1] (the final
- * function sees the value's type, which a merge does not: release.c), so
- * they are written out; whether bounds are absent must then be known when
- * the statement is planned.  NULL if it cannot be merged (*reason says why).
- */
-static List *
-merge_params(Aggref *release, int user_arg, StateClamp clamp, const char **reason)
-{
-	List	   *params = NIL;
-	bool		boolean = clamp == CLAMP_TO_BOUNDS &&
-		exprType((Node *) linitial_node(TargetEntry, release->args)->expr) == BOOLOID;
-
-	for (int i = user_arg + 1; i < list_length(release->args); i++)
-		params = lappend(params, lfirst_node(TargetEntry, list_nth_cell(release->args, i))->expr);
-	if (!boolean)
-		return params;
-	if (list_length(params) == 1)
-		return lappend(lappend(params, float8_const(0)), float8_const(1));
-	if (is_null_const(lsecond(params)) && is_null_const(lthird(params)))
-	{
-		params = list_copy(params);
-		lsecond(params) = float8_const(0);
-		lthird(params) = float8_const(1);
-		return params;
-	}
-	if (!IsA(lsecond(params), Const) || !IsA(lthird(params), Const))
-	{
-		*reason = "The bounds of a mean of booleans over shards must be constants.";
-		return NULL;
-	}
-	return params;
-}
-
-static TargetEntry *
-argument(Expr *expr, int resno)
-{
-	return makeTargetEntry(expr, (AttrNumber) resno, NULL, false);
-}
-
-/* A clamping bound: the release's own, or +-ULDP_MAX_MAGNITUDE when not given. */
-static Expr *
-clamp_bound(Expr *given, double absent)
-{
-	Const	   *fallback = makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
-									 Float8GetDatum(absent), false, FLOAT8PASSBYVAL);
-	CoalesceExpr *coalesce;
-
-	if (given == NULL || (IsA(given, Const) && ((Const *) given)->constisnull))
-		return (Expr *) fallback;
-	if (IsA(given, Const))
-		return given;
-	coalesce = makeNode(CoalesceExpr);
-	coalesce->coalescetype = FLOAT8OID;
-	coalesce->coalescecollid = InvalidOid;
-	coalesce->args = list_make2(copyObject(given), fallback);
-	coalesce->location = -1;
-	return (Expr *) coalesce;
+	return uldp_shard_function("uldp", "uldp", get_func_name(release->aggfnoid), argtypes, nargs);
 }
 
 /*
@@ -372,43 +226,30 @@ clamp_bound(Expr *given, double absent)
  * user_rows(value, user, lower, upper, max_rows) FILTER (its filter).
  */
 static Aggref *
-state_call(Aggref *release, int user_arg, List *params, StateClamp clamp, Oid state_agg)
+state_call(Aggref *release, int user_arg, List *params, UldpShardClamp clamp, Oid state_agg)
 {
-	Aggref	   *state = makeNode(Aggref);
 	Expr	   *value;
 	Expr	   *lower = NULL;
 	Expr	   *upper = NULL;
 	Expr	   *user = lfirst_node(TargetEntry, list_nth_cell(release->args, user_arg))->expr;
 
-	if (clamp == CLAMP_COUNT)
-		value = (Expr *) makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
-								   Float8GetDatum(0), false, FLOAT8PASSBYVAL);
+	if (clamp == ULDP_CLAMP_COUNT)
+		value = (Expr *) uldp_shard_float8(0);
 	else
 		value = copyObject(linitial_node(TargetEntry, release->args)->expr);
-	if (clamp == CLAMP_TO_BOUNDS && list_length(params) >= 3)
+	if (clamp == ULDP_CLAMP_TO_BOUNDS && list_length(params) >= 3)
 	{
 		lower = lsecond(params);
 		upper = lthird(params);
 	}
-	state->aggfnoid = state_agg;
-	state->aggtype = BYTEAOID;
-	state->aggcollid = InvalidOid;
-	state->inputcollid = release->inputcollid;
-	state->aggargtypes = list_make5_oid(exprType((Node *) value), exprType((Node *) user),
-										FLOAT8OID, FLOAT8OID, INT8OID);
-	state->args = list_make5(argument(value, 1), argument(copyObject(user), 2),
-							 argument(clamp_bound(lower, -ULDP_MAX_MAGNITUDE), 3),
-							 argument(clamp_bound(upper, ULDP_MAX_MAGNITUDE), 4),
-							 argument((Expr *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
-														 Int64GetDatum(uldp_max_partition_rows),
-														 false, FLOAT8PASSBYVAL), 5));
-	state->aggfilter = copyObject(release->aggfilter);
-	state->aggkind = AGGKIND_NORMAL;
-	state->aggsplit = AGGSPLIT_SIMPLE;
-	state->aggno = -1;
-	state->aggtransno = -1;
-	state->location = -1;
-	return state;
+	return uldp_shard_aggref(state_agg, BYTEAOID,
+							 list_make5(value, copyObject(user),
+										uldp_shard_clamp_bound(lower, -ULDP_MAX_MAGNITUDE),
+										uldp_shard_clamp_bound(upper, ULDP_MAX_MAGNITUDE),
+										makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+												  Int64GetDatum(uldp_max_partition_rows),
+												  false, FLOAT8PASSBYVAL)),
+							 copyObject(release->aggfilter), release->inputcollid);
 }
 
 /* Registers one release of the statement with its state column. */
@@ -416,14 +257,14 @@ static void
 add_release(Aggref *release, RewriteContext *context)
 {
 	int			user_arg;
-	StateClamp	clamp;
+	UldpShardClamp	clamp;
 	ShardRelease *shard_release;
 	Aggref	   *state;
 	Var		   *user;
 	Oid			state_agg;
 	ListCell   *lc;
 
-	if (!release_clamp(release->aggfnoid, &clamp))
+	if (!uldp_shard_release_clamp(release->aggfnoid, &clamp))
 	{
 		context->reason = psprintf("%s has no merge over shards yet: user_dp_mean, user_dp_sum, user_dp_count, their _ci twins and user_dp_range have.",
 								   format_procedure(release->aggfnoid));
@@ -437,7 +278,7 @@ add_release(Aggref *release, RewriteContext *context)
 		context->reason = "Its releases must read the user id column of the table itself.";
 		return;
 	}
-	state_agg = state_aggregate(clamp == CLAMP_COUNT ? FLOAT8OID :
+	state_agg = state_aggregate(clamp == ULDP_CLAMP_COUNT ? FLOAT8OID :
 								exprType((Node *) linitial_node(TargetEntry, release->args)->expr));
 	if (!OidIsValid(state_agg))
 	{
@@ -446,7 +287,7 @@ add_release(Aggref *release, RewriteContext *context)
 	}
 	shard_release = palloc0(sizeof(ShardRelease));
 	shard_release->release = release;
-	shard_release->params = merge_params(release, user_arg, clamp, &context->reason);
+	shard_release->params = uldp_shard_release_params(release, user_arg, clamp, &context->reason);
 	if (context->reason != NULL)
 		return;
 	shard_release->merge = merge_aggregate(release, list_length(shard_release->params));
@@ -485,12 +326,8 @@ find_releases_walker(Node *node, RewriteContext *context)
 			if (context->reason == NULL)
 				context->reason = psprintf("%s is not a uldp release.", format_procedure(aggref->aggfnoid));
 		}
-		else
-		{
-			context->releases_found = true;
-			if (context->reason == NULL)
-				add_release(aggref, context);
-		}
+		else if (context->reason == NULL)
+			add_release(aggref, context);
 		return false;
 	}
 	if (IsA(node, Var) && context->reason == NULL)
@@ -520,14 +357,17 @@ merge_mutator(Node *node, RewriteContext *context)
 			if (!equal(node, release))
 				continue;
 			merge = copyObject(release);
-			args = list_make2(argument((Expr *) makeVar(context->varno, shard_release->column,
-														 BYTEAOID, -1, InvalidOid, 0), 1),
-							  argument((Expr *) makeNullConst(context->user_type, context->user_typmod,
-															  context->user_collation), 2));
+			args = list_make2(makeTargetEntry((Expr *) makeVar(context->varno, shard_release->column,
+																BYTEAOID, -1, InvalidOid, 0),
+											  1, NULL, false),
+							  makeTargetEntry((Expr *) makeNullConst(context->user_type, context->user_typmod,
+																	 context->user_collation),
+											  2, NULL, false));
 			argtypes = list_make2_oid(BYTEAOID, context->user_type);
 			foreach(param, shard_release->params)
 			{
-				args = lappend(args, argument(copyObject(lfirst(param)), list_length(args) + 1));
+				args = lappend(args, makeTargetEntry(copyObject(lfirst(param)), list_length(args) + 1,
+													 NULL, false));
 				argtypes = lappend_oid(argtypes, FLOAT8OID);
 			}
 			merge->aggfnoid = shard_release->merge;
@@ -544,216 +384,14 @@ merge_mutator(Node *node, RewriteContext *context)
 	return expression_tree_mutator(node, merge_mutator, (void *) context);
 }
 
-/* What the shards need in the expressions of a branch. */
-typedef struct ShippingContext
-{
-	Oid			uldp;
-	bool		sublinks;		/* were values hoisted into subqueries */
-} ShippingContext;
-
-/* (SELECT expr): a value computed once, on the coordinator. */
-static Node *
-scalar_subquery(Expr *expr)
-{
-	Query	   *query = makeNode(Query);
-	SubLink    *sublink = makeNode(SubLink);
-
-	query->commandType = CMD_SELECT;
-	query->querySource = QSRC_ORIGINAL;
-	query->canSetTag = true;
-	query->jointree = makeFromExpr(NIL, NULL);
-	query->targetList = list_make1(makeTargetEntry(expr, 1, "value", false));
-	sublink->subLinkType = EXPR_SUBLINK;
-	sublink->subLinkId = 0;
-	sublink->subselect = (Node *) query;
-	sublink->location = -1;
-	return (Node *) sublink;
-}
-
-/*
- * Makes an expression of a branch shippable where it can:
- *	- a stable value without columns (current_date - 30) becomes a scalar
- *	  subquery, which PostgreSQL computes once before the
- *	  scan and postgres_fdw ships as a parameter (a stable function cannot
- *	  ship: the shard could compute another value);
- *	- the gate's filter functions over rows (uldp._safe_*, safe_expr.c)
- *	  become uldp_shard's of the same name and arguments: the same C code,
- *	  which the shards can run.  One that uldp_shard lacks stays, and the
- *	  branch is then not pushed down.
- */
-static Node *
-shippable_mutator(Node *node, ShippingContext *context)
-{
-	if (node == NULL || IsA(node, Const) || IsA(node, Param) || IsA(node, Aggref) ||
-		IsA(node, TargetEntry) || IsA(node, List))
-		return expression_tree_mutator(node, shippable_mutator, (void *) context);
-	if (!contain_var_clause(node))
-	{
-		/* a volatile value is computed per row: it stays, and does not ship */
-		if (!contain_mutable_functions(node) || contain_volatile_functions(node))
-			return copyObject(node);
-		context->sublinks = true;
-		return scalar_subquery((Expr *) copyObject(node));
-	}
-	if (IsA(node, FuncExpr))
-	{
-		FuncExpr   *func = (FuncExpr *) expression_tree_mutator(node, shippable_mutator,
-																 (void *) context);
-		char	   *name = get_func_name(func->funcid);
-		Oid		   *argtypes;
-		int			nargs;
-		Oid			shard_function;
-
-		if (name == NULL || strncmp(name, "_safe_", strlen("_safe_")) != 0 ||
-			getExtensionOfObject(ProcedureRelationId, func->funcid) != context->uldp)
-			return (Node *) func;
-		get_func_signature(func->funcid, &argtypes, &nargs);
-		shard_function = extension_function("uldp_shard", "uldp_shard", name, argtypes, nargs);
-		if (OidIsValid(shard_function))
-			func->funcid = shard_function;
-		return (Node *) func;
-	}
-	return expression_tree_mutator(node, shippable_mutator, (void *) context);
-}
-
-/* The names of a relation's columns, as a range table entry lists them. */
-static List *
-column_names(Relation rel)
-{
-	TupleDesc	desc = RelationGetDescr(rel);
-	List	   *names = NIL;
-
-	for (int i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute attr = TupleDescAttr(desc, i);
-
-		names = lappend(names, makeString(pstrdup(attr->attisdropped ? "" : NameStr(attr->attname))));
-	}
-	return names;
-}
-
-static List *
-state_column_names(int count)
-{
-	List	   *names = NIL;
-
-	for (int i = 1; i <= count; i++)
-		names = lappend(names, makeString(psprintf("state_%d", i)));
-	return names;
-}
-
-/*
- * One branch: the states of one leaf partition, filtered by "quals", read
- * as the table's owner ("sublinks": the expressions hold scalar subqueries).
- */
-static Query *
-branch_query(Relation parent, Oid leaf, List *states, Node *quals, bool sublinks, Oid owner)
-{
-	Relation	rel = table_open(leaf, NoLock);
-	Query	   *branch = makeNode(Query);
-	RangeTblEntry *rte = makeNode(RangeTblEntry);
-	RangeTblRef *ref = makeNode(RangeTblRef);
-	List	   *mapped = map_partition_varattnos(lappend(list_copy(states), quals), 1, rel, parent);
-	Bitmapset  *columns = NULL;
-	ListCell   *lc;
-
-	rte->rtekind = RTE_RELATION;
-	rte->relid = leaf;
-	rte->relkind = rel->rd_rel->relkind;
-	rte->rellockmode = AccessShareLock;
-	rte->eref = makeAlias(RelationGetRelationName(rel), column_names(rel));
-	rte->inh = false;
-	rte->inFromCl = true;
-	rte->requiredPerms = ACL_SELECT;
-	rte->checkAsUser = owner;
-	pull_varattnos((Node *) mapped, 1, &columns);
-	rte->selectedCols = columns;
-	ref->rtindex = 1;
-
-	branch->commandType = CMD_SELECT;
-	branch->querySource = QSRC_ORIGINAL;
-	branch->canSetTag = true;
-	branch->rtable = list_make1(rte);
-	branch->jointree = makeFromExpr(list_make1(ref), llast(mapped));
-	foreach(lc, mapped)
-		if (foreach_current_index(lc) < list_length(states))
-			branch->targetList = lappend(branch->targetList,
-										 makeTargetEntry(lfirst(lc), foreach_current_index(lc) + 1,
-														 psprintf("state_%d", foreach_current_index(lc) + 1),
-														 false));
-	branch->hasAggs = true;
-	branch->hasSubLinks = sublinks;
-	table_close(rel, NoLock);
-	return branch;
-}
-
-/* The UNION ALL of the branches (or the only one), as a subquery. */
-static Query *
-union_query(List *branches, int nstates)
-{
-	Query	   *query;
-	Node	   *tree = NULL;
-	List	   *types = NIL;
-	List	   *typmods = NIL;
-	List	   *collations = NIL;
-	ListCell   *lc;
-
-	if (list_length(branches) == 1)
-		return linitial(branches);
-	for (int i = 1; i <= nstates; i++)
-	{
-		types = lappend_oid(types, BYTEAOID);
-		typmods = lappend_int(typmods, -1);
-		collations = lappend_oid(collations, InvalidOid);
-	}
-	query = makeNode(Query);
-	query->commandType = CMD_SELECT;
-	query->querySource = QSRC_ORIGINAL;
-	query->canSetTag = true;
-	foreach(lc, branches)
-	{
-		RangeTblEntry *rte = makeNode(RangeTblEntry);
-		RangeTblRef *ref = makeNode(RangeTblRef);
-
-		rte->rtekind = RTE_SUBQUERY;
-		rte->subquery = lfirst(lc);
-		rte->eref = makeAlias(psprintf("shard_%d", foreach_current_index(lc) + 1),
-							  state_column_names(nstates));
-		query->rtable = lappend(query->rtable, rte);
-		ref->rtindex = list_length(query->rtable);
-		if (tree == NULL)
-			tree = (Node *) ref;
-		else
-		{
-			SetOperationStmt *union_all = makeNode(SetOperationStmt);
-
-			union_all->op = SETOP_UNION;
-			union_all->all = true;
-			union_all->larg = tree;
-			union_all->rarg = (Node *) ref;
-			union_all->colTypes = types;
-			union_all->colTypmods = typmods;
-			union_all->colCollations = collations;
-			tree = (Node *) union_all;
-		}
-	}
-	query->setOperations = tree;
-	query->jointree = makeFromExpr(NIL, NULL);
-	for (int i = 1; i <= nstates; i++)
-		query->targetList = lappend(query->targetList,
-									makeTargetEntry((Expr *) makeVar(1, i, BYTEAOID, -1, InvalidOid, 0),
-													i, psprintf("state_%d", i), false));
-	return query;
-}
-
 /* Is there anything in query but SELECT <releases> FROM <one table> WHERE ...? */
 static const char *
 shape_reason(Query *query)
 {
 	if (query->commandType != CMD_SELECT || query->utilityStmt != NULL || query->rowMarks != NIL)
 		return "Only SELECT can release over it.";
-	if (query->groupClause != NIL || query->groupingSets != NIL || query->havingQual != NULL)
-		return "Grouped releases over shards are not supported yet.";
+	if (query->groupingSets != NIL)
+		return "GROUPING SETS are not shipped to shards.";
 	if (list_length(query->rtable) != 1)
 		return "It is joined with other tables, which the shards do not hold.";
 	if (query->hasSubLinks || query->cteList != NIL || query->setOperations != NULL ||
@@ -764,86 +402,116 @@ shape_reason(Query *query)
 	return NULL;
 }
 
+/* The reason a partition of relid would be planned with its shard's estimates, or NULL. */
+static const char *
+remote_estimate_reason(Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, uldp_shard_leaves(relid))
+		if (uses_remote_estimate(lfirst_oid(lc)))
+			return psprintf("Its partition \"%s\" has use_remote_estimate on: planning would ask the shard before the charge.",
+							get_rel_name(lfirst_oid(lc)));
+	return NULL;
+}
+
+/*
+ * The ungrouped releases of query over its entry varno, rewritten into
+ * merges of the shards' per-user states; false if it cannot (*reason).
+ */
+static bool
+rewrite_merges(Query *query, Index varno, List *checks, List **state_aggs, const char **reason)
+{
+	RangeTblEntry *rte = rt_fetch(varno, query->rtable);
+	RewriteContext context = {0};
+	UldpShardColumns columns = {0};
+	UldpShipping shipping = {0};
+	Relation	parent;
+	Node	   *quals;
+	List	   *names = NIL;
+	Query	   *states;
+	ListCell   *lc;
+
+	context.varno = varno;
+	context.uldp = get_extension_oid("uldp", false);
+	find_releases_walker((Node *) query->targetList, &context);
+	if ((*reason = context.reason) != NULL)
+		return false;
+
+	shipping.uldp = context.uldp;
+	columns.exprs = (List *) uldp_shard_shippable((Node *) context.states, &shipping);
+	foreach(lc, columns.exprs)
+		columns.names = lappend(columns.names, psprintf("state_%d", foreach_current_index(lc) + 1));
+	quals = uldp_shard_shippable(query->jointree->quals, &shipping);
+	parent = table_open(rte->relid, NoLock);
+	states = uldp_shard_union(parent, &columns, quals, shipping.sublinks, parent->rd_rel->relowner);
+	table_close(parent, NoLock);
+	foreach(lc, columns.names)
+		names = lappend(names, makeString(lfirst(lc)));
+
+	query->targetList = (List *) merge_mutator((Node *) query->targetList, &context);
+	query->jointree->quals = checks != NIL ? (Node *) make_ands_explicit(checks) : NULL;
+	uldp_shard_replace_entry(query, varno, uldp_shard_subquery_entry(states, "shards", names));
+	foreach(lc, columns.exprs)
+		*state_aggs = list_append_unique_oid(*state_aggs, ((Aggref *) lfirst(lc))->aggfnoid);
+	return true;
+}
+
+/* Does node hold an aggregate of uldp? */
+static bool
+uldp_aggregate_walker(Node *node, Oid *uldp)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref) &&
+		getExtensionOfObject(ProcedureRelationId, ((Aggref *) node)->aggfnoid) == *uldp)
+		return true;
+	return expression_tree_walker(node, uldp_aggregate_walker, (void *) uldp);
+}
+
 /*
  * Rewrites the releases of query over its entry varno, a protected table
- * kept on shards (uldp_table_sharded), into merges of the shards' states;
- * "checks" are clauses without columns to evaluate once before reading
- * (gate.c), kept on the coordinator.  Returns true if it did; otherwise
- * *reason says why, unless query releases nothing over the table (then
- * NULL: it is no release).  "gated": the role may not read the table.
+ * kept on shards (uldp_table_sharded), into releases over what the shards
+ * compute: merges of per-user states, or, grouped, releases over
+ * per-(user, group) values (shardgroups.c).  "checks" are clauses without
+ * columns to evaluate once before reading (gate.c), kept on the
+ * coordinator.  Returns true if it did; otherwise *reason says why, unless
+ * query releases nothing (then NULL: it is no release).  "gated": the role
+ * may not read the table.
  */
 bool
 uldp_shard_rewrite(Query *query, Index varno, List *checks, bool gated,
 				   UldpShardRewrites *rewrites, const char **reason)
 {
 	RangeTblEntry *rte = rt_fetch(varno, query->rtable);
-	RewriteContext context = {0};
-	Relation	parent;
-	List	   *branches = NIL;
-	List	   *states;
-	Node	   *quals;
-	ShippingContext shipping = {0};
-	RangeTblEntry *states_rte;
+	Oid			uldp = get_extension_oid("uldp", false);
+	List	   *state_aggs = NIL;
+	bool		rewritten;
 	ListCell   *lc;
 
 	*reason = NULL;
-	if (!rewrites->enabled || !query->hasAggs)
-		return false;
-	context.varno = varno;
-	context.uldp = get_extension_oid("uldp", false);
-	find_releases_walker((Node *) query->targetList, &context);
-	find_releases_walker(query->havingQual, &context);
-	if (!context.releases_found)
+	if (!rewrites->enabled || !query->hasAggs ||
+		!(uldp_aggregate_walker((Node *) query->targetList, &uldp) ||
+		  uldp_aggregate_walker(query->havingQual, &uldp)))
 		return false;
 	*reason = shape_reason(query);
-	if (*reason == NULL)
-		*reason = context.reason;
-	if (*reason != NULL)
-		return false;
 	/*
 	 * Remote estimates would contact the shards before the charge, and make
 	 * the plan (pushed down or refused) depend on their statistics.
 	 */
-	if (gated)
-		foreach(lc, find_all_inheritors(rte->relid, AccessShareLock, NULL))
-			if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE &&
-				uses_remote_estimate(lfirst_oid(lc)))
-			{
-				*reason = psprintf("Its partition \"%s\" has use_remote_estimate on: planning would ask the shard before the charge.",
-								   get_rel_name(lfirst_oid(lc)));
-				return false;
-			}
-
-	shipping.uldp = context.uldp;
-	states = (List *) shippable_mutator((Node *) context.states, &shipping);
-	quals = shippable_mutator(query->jointree->quals, &shipping);
-	parent = table_open(rte->relid, NoLock);
-	foreach(lc, find_all_inheritors(rte->relid, AccessShareLock, NULL))
-		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
-			branches = lappend(branches, branch_query(parent, lfirst_oid(lc), states, quals,
-													  shipping.sublinks, parent->rd_rel->relowner));
-	table_close(parent, NoLock);
-
-	states_rte = makeNode(RangeTblEntry);
-	states_rte->rtekind = RTE_SUBQUERY;
-	states_rte->subquery = union_query(branches, list_length(context.states));
-	states_rte->eref = makeAlias("shards", state_column_names(list_length(context.states)));
-	states_rte->inFromCl = true;
-
-	query->targetList = (List *) merge_mutator((Node *) query->targetList, &context);
-	query->jointree->quals = checks != NIL ? (Node *) make_ands_explicit(checks) : NULL;
-	/* unread, for plan invalidation and for the gate's EXPLAIN refusal */
-	rte = copyObject(rte);
-	rte->inh = false;
-	rte->requiredPerms = 0;
-	rte->selectedCols = NULL;
-	rte->inFromCl = false;
-	list_nth_cell(query->rtable, varno - 1)->ptr_value = states_rte;
-	query->rtable = lappend(query->rtable, rte);
-
-	foreach(lc, states)
-		rewrites->state_aggs = list_append_unique_oid(rewrites->state_aggs,
-													  ((Aggref *) lfirst(lc))->aggfnoid);
+	if (*reason == NULL && gated)
+		*reason = remote_estimate_reason(rte->relid);
+	if (*reason != NULL)
+		return false;
+	if (query->groupClause != NIL)
+		rewritten = uldp_shard_rewrite_grouped(query, varno, checks, uldp_max_partition_rows,
+											   &state_aggs, reason);
+	else
+		rewritten = rewrite_merges(query, varno, checks, &state_aggs, reason);
+	if (!rewritten)
+		return false;
+	foreach(lc, state_aggs)
+		rewrites->state_aggs = list_append_unique_oid(rewrites->state_aggs, lfirst_oid(lc));
 	rewrites->table = get_rel_name(rte->relid);
 	if (gated)
 		rewrites->gated = rewrites->table;
@@ -927,7 +595,8 @@ state_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	{
 		Aggref	   *aggref = (Aggref *) lfirst_node(TargetEntry, lc)->expr;
 
-		if (IsA(aggref, Aggref) && is_state_aggregate(aggref->aggfnoid))
+		if (IsA(aggref, Aggref) && (uldp_shard_aggregate_named(aggref->aggfnoid, "user_rows") ||
+									uldp_shard_aggregate_named(aggref->aggfnoid, "pair_user")))
 			computes_state = true;
 	}
 	if (!computes_state)
@@ -971,30 +640,38 @@ uldp_shard_rewrite_init(void)
 }
 
 /*
- * Does a foreign scan return shards' states (a pushed-down plain
- * uldp_shard.user_rows)?  Then *max_rows is the most rows, and so users,
- * that one of its states holds: the bound its shard checked.
+ * Does a foreign scan return what a shard computed for a release over
+ * shards: a partition's per-user state (uldp_shard.user_rows) or its
+ * per-(user, group) values (keyed by uldp_shard.pair_user)?  Then
+ * *max_rows is the most users, or pairs, it returns: the rows its shard
+ * checked its partition could hold, the bound written in the call.
  */
 bool
 uldp_shard_state_scan(ForeignScan *scan, double *max_rows)
 {
 	ListCell   *lc;
-	bool		states = false;
+	bool		found = false;
 
 	*max_rows = 0;
 	foreach(lc, scan->fdw_scan_tlist)
 	{
 		Aggref	   *aggref = (Aggref *) lfirst_node(TargetEntry, lc)->expr;
+		int			bound_arg;
 		Const	   *bound;
 
-		if (!IsA(aggref, Aggref) || !is_state_aggregate(aggref->aggfnoid) ||
-			list_length(aggref->args) != 5)
-			return false;
-		bound = (Const *) lfirst_node(TargetEntry, list_nth_cell(aggref->args, 4))->expr;
+		if (!IsA(aggref, Aggref))
+			continue;
+		if (uldp_shard_aggregate_named(aggref->aggfnoid, "user_rows"))
+			bound_arg = 4;
+		else if (uldp_shard_aggregate_named(aggref->aggfnoid, "pair_user"))
+			bound_arg = 1;
+		else
+			continue;
+		bound = (Const *) lfirst_node(TargetEntry, list_nth_cell(aggref->args, bound_arg))->expr;
 		if (!IsA(bound, Const) || bound->constisnull)
 			return false;
 		*max_rows = Max(*max_rows, (double) DatumGetInt64(bound->constvalue));
-		states = true;
+		found = true;
 	}
-	return states;
+	return found;
 }

@@ -19,11 +19,11 @@
  *
  * The coordinator bounds the memory of its merge, before it charges and
  * contacts any shard, by the rows each partition may hold: the
- * aggregate's last argument.  Each state checks that bound against the
- * size on disk of the tables it reads (rowbound.c), at its first row and,
- * without rows, in the final function, so that the error a too large
- * partition raises depends on its size, never on its rows.  The bound is
- * also what keeps a state within the 1 GB a value may take.
+ * aggregate's last argument.  Each state checks that bound
+ * (shardbound.c) at its first row and, without rows, in the final
+ * function, so that the error a too large partition raises depends on its
+ * size, never on its rows.  The bound is also what keeps a state within
+ * the 1 GB a value may take.
  *
  *-------------------------------------------------------------------------
  */
@@ -31,15 +31,13 @@
 
 #include <math.h>
 
-#include "executor/executor.h"
 #include "fmgr.h"
 #include "funcapi.h"
-#include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 
-#include "rowbound.h"
+#include "shardbound.h"
 #include "usertable.h"
 
 PG_MODULE_MAGIC;
@@ -64,19 +62,6 @@ PG_FUNCTION_INFO_V1(uldp_shard_rows_serialfn);
 PG_FUNCTION_INFO_V1(uldp_shard_rows_deserialfn);
 PG_FUNCTION_INFO_V1(uldp_shard_state_summary);
 
-static MemoryContext
-aggregate_context(FunctionCallInfo fcinfo, const char *function)
-{
-	MemoryContext aggcontext;
-
-	if (AggCheckCallContext(fcinfo, &aggcontext) != AGG_CONTEXT_AGGREGATE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s runs only as an aggregate", function),
-				 errhint("Call uldp_shard.user_rows as a plain aggregate, not as a window function.")));
-	return aggcontext;
-}
-
 static ShardState *
 state_create(MemoryContext context, Oid user_type, double lower, double upper)
 {
@@ -89,95 +74,6 @@ state_create(MemoryContext context, Oid user_type, double lower, double upper)
 	return state;
 }
 
-/* The most rows the scans below a plan node read, and the first table. */
-typedef struct ScanBound
-{
-	double		rows;
-	const char *table;
-} ScanBound;
-
-static bool
-scan_bound_walker(PlanState *planstate, ScanBound *bound)
-{
-	Plan	   *plan = planstate->plan;
-
-	switch (nodeTag(plan))
-	{
-		case T_SeqScan:
-		case T_SampleScan:
-		case T_IndexScan:
-		case T_IndexOnlyScan:
-		case T_BitmapHeapScan:
-		case T_TidScan:
-		case T_TidRangeScan:
-		case T_ForeignScan:
-		case T_CustomScan:
-		case T_FunctionScan:
-		case T_TableFuncScan:
-		case T_ValuesScan:
-		case T_CteScan:
-		case T_NamedTuplestoreScan:
-		case T_WorkTableScan:
-			{
-				Index		scanrelid = ((Scan *) plan)->scanrelid;
-				RangeTblEntry *rte = scanrelid > 0 ? exec_rt_fetch(scanrelid, planstate->state) : NULL;
-				Relation	rel;
-				double		rows;
-
-				if (rte == NULL || rte->rtekind != RTE_RELATION)
-					ereport(ERROR,
-							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-							 errmsg("uldp_shard.user_rows with a row bound reads only tables"),
-							 errhint("Pass NULL as max_rows to aggregate other rows.")));
-				rel = ExecGetRangeTableRelation(planstate->state, scanrelid);
-				if (!uldp_table_row_bound(rel, &rows))
-					ereport(ERROR,
-							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-							 errmsg("uldp_shard.user_rows cannot bound the rows of \"%s\", which is not a table stored on this shard",
-									RelationGetRelationName(rel)),
-							 errhint("Point the coordinator's foreign partitions at tables.")));
-				if (bound->table == NULL)
-					bound->table = RelationGetRelationName(rel);
-				bound->rows += rows;
-				break;
-			}
-		default:
-			break;
-	}
-	return planstate_tree_walker(planstate, scan_bound_walker, (void *) bound);
-}
-
-/*
- * Refuses, whatever the rows, a state whose tables could hold more rows
- * than its argument max_rows (NULL: no bound, for the owner's own use).
- * The final function sees its extra arguments as NULLs, so the bound is
- * read from the call, where it must be a constant.
- */
-static void
-check_row_bound(FunctionCallInfo fcinfo)
-{
-	Aggref	   *aggref = AggGetAggref(fcinfo);
-	Const	   *max_rows;
-	ScanBound	bound = {0, NULL};
-
-	aggregate_context(fcinfo, "uldp_shard.user_rows");
-	max_rows = (Const *) lfirst_node(TargetEntry, list_nth_cell(aggref->args, 4))->expr;
-	if (!IsA(max_rows, Const))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max_rows of uldp_shard.user_rows must be a constant")));
-	if (max_rows->constisnull)
-		return;
-	scan_bound_walker(outerPlanState((PlanState *) fcinfo->context), &bound);
-	if (bound.rows > (double) DatumGetInt64(max_rows->constvalue))
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("partition \"%s\" could hold up to %.0f rows, more than the %lld that the coordinator allows",
-						bound.table, bound.rows, (long long) DatumGetInt64(max_rows->constvalue)),
-				 errdetail("The coordinator bounds the memory of a release over shards by the rows each partition may hold; a table's size on disk bounds its rows."),
-				 errhint("Raise uldp.max_partition_rows on the coordinator (it needs uldp.max_state_memory to match), or split the table into more partitions.")));
-}
-
 /*
  * The state of the first row: the bounds are arguments 3 and 4, public
  * constants that the coordinator writes into the query it ships.
@@ -185,11 +81,11 @@ check_row_bound(FunctionCallInfo fcinfo)
 static ShardState *
 first_state(FunctionCallInfo fcinfo)
 {
-	MemoryContext aggcontext = aggregate_context(fcinfo, "uldp_shard.user_rows");
+	MemoryContext aggcontext = uldp_shard_aggregate_context(fcinfo, "uldp_shard.user_rows");
 	double		lower;
 	double		upper;
 
-	check_row_bound(fcinfo);
+	uldp_shard_check_rows(fcinfo, 4);
 
 	if (PG_ARGISNULL(3) || PG_ARGISNULL(4) ||
 		isnan(lower = PG_GETARG_FLOAT8(3)) || isnan(upper = PG_GETARG_FLOAT8(4)) ||
@@ -243,7 +139,7 @@ uldp_shard_rows_finalfn(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(0))
 	{
-		check_row_bound(fcinfo);
+		uldp_shard_check_rows(fcinfo, 4);
 		state = state_create(CurrentMemoryContext,
 							 get_fn_expr_argtype(fcinfo->flinfo, 2), 0, 0);
 	}
@@ -260,7 +156,7 @@ uldp_shard_rows_combinefn(PG_FUNCTION_ARGS)
 	ShardState *state1 = PG_ARGISNULL(0) ? NULL : (ShardState *) PG_GETARG_POINTER(0);
 	ShardState *state2 = PG_ARGISNULL(1) ? NULL : (ShardState *) PG_GETARG_POINTER(1);
 
-	aggregate_context(fcinfo, "uldp_shard.rows_combinefn");
+	uldp_shard_aggregate_context(fcinfo, "uldp_shard.rows_combinefn");
 	if (state2 == NULL)
 	{
 		if (state1 == NULL)
@@ -290,7 +186,7 @@ Datum
 uldp_shard_rows_deserialfn(PG_FUNCTION_ARGS)
 {
 	bytea	   *value = PG_GETARG_BYTEA_PP(0);
-	MemoryContext aggcontext = aggregate_context(fcinfo, "uldp_shard.rows_deserialfn");
+	MemoryContext aggcontext = uldp_shard_aggregate_context(fcinfo, "uldp_shard.rows_deserialfn");
 	UldpTableHeader header;
 	const char *users = uldp_user_table_read_header(value, &header);
 	ShardState *state = MemoryContextAllocZero(aggcontext, sizeof(ShardState));

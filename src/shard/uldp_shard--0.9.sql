@@ -67,6 +67,51 @@ CREATE AGGREGATE uldp_shard.user_rows(boolean, anyelement, float8, float8, bigin
     PARALLEL = SAFE
 );
 
+-- For grouped releases, one value per (user, group) pair, grouped by the
+-- coordinator's query: user_mean(value, lower, upper) is the mean of the
+-- pair's rows clamped to [lower, upper], user_total(value) their total
+-- (rows clamped to +-1e300); both skip NULL and NaN values, give NULL
+-- without any, and raise no error that depends on a row.
+-- pair_user(user_id, max_rows) is the pair's user id (the query groups by
+-- it), and fails, at the first row, when the tables it reads could hold more
+-- than max_rows rows.
+CREATE FUNCTION uldp_shard.mean_transfn(internal, float8, float8, float8)
+RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_mean_transfn'
+LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION uldp_shard.mean_bool_transfn(internal, boolean, float8, float8)
+RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_mean_bool_transfn'
+LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION uldp_shard.mean_finalfn(internal)
+RETURNS float8 AS 'MODULE_PATHNAME', 'uldp_shard_mean_finalfn'
+LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION uldp_shard.total_transfn(internal, float8)
+RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_total_transfn'
+LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION uldp_shard.total_bool_transfn(internal, boolean)
+RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_total_bool_transfn'
+LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION uldp_shard.total_finalfn(internal)
+RETURNS float8 AS 'MODULE_PATHNAME', 'uldp_shard_total_finalfn'
+LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION uldp_shard.pair_user_transfn(anyelement, anyelement, bigint)
+RETURNS anyelement AS 'MODULE_PATHNAME', 'uldp_shard_pair_user_transfn'
+LANGUAGE C PARALLEL SAFE;
+
+CREATE AGGREGATE uldp_shard.user_mean(float8, float8, float8) (
+    SFUNC = uldp_shard.mean_transfn, STYPE = internal, FINALFUNC = uldp_shard.mean_finalfn,
+    PARALLEL = SAFE);
+CREATE AGGREGATE uldp_shard.user_mean(boolean, float8, float8) (
+    SFUNC = uldp_shard.mean_bool_transfn, STYPE = internal, FINALFUNC = uldp_shard.mean_finalfn,
+    PARALLEL = SAFE);
+CREATE AGGREGATE uldp_shard.user_total(float8) (
+    SFUNC = uldp_shard.total_transfn, STYPE = internal, FINALFUNC = uldp_shard.total_finalfn,
+    PARALLEL = SAFE);
+CREATE AGGREGATE uldp_shard.user_total(boolean) (
+    SFUNC = uldp_shard.total_bool_transfn, STYPE = internal, FINALFUNC = uldp_shard.total_finalfn,
+    PARALLEL = SAFE);
+CREATE AGGREGATE uldp_shard.pair_user(user_id anyelement, max_rows bigint) (
+    SFUNC = uldp_shard.pair_user_transfn, STYPE = anyelement, PARALLEL = SAFE);
+
 -- state_summary(state): what a per-user state holds, for the DBA checking a
 -- shard: its users, their rows and the sum of their sums.
 CREATE FUNCTION uldp_shard.state_summary(state bytea,

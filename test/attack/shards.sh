@@ -25,8 +25,11 @@
 #      FILTER and WHERE included;
 #   c. the analyst, without a user mapping, releases over the sharded table (the states are read
 #      with the owner's mapping), charged once, and may not EXPLAIN it; what cannot be rewritten
-#      (no merge, GROUP BY, a filter the shards cannot run) or bounded (uldp.max_state_memory) is
-#      refused before reading and charges nothing; a partition larger than
+#      (no merge, a filter the shards cannot run) or bounded (uldp.max_state_memory) is refused
+#      before reading and charges nothing; grouped releases run over the shards' per-(user, group)
+#      values, as on one node (with negligible noise, the same values) and charged the same, and
+#      their partitions' sizes are checked whether or not rows match; keys declared public are
+#      refused; a partition larger than
 #      uldp.max_partition_rows by its size is refused by its shard whether or not rows match, and
 #      a partition with use_remote_estimate (planning would ask its shard before the charge) too;
 #      the owner's release that cannot be rewritten ships rows, with a NOTICE; a release over
@@ -172,7 +175,6 @@ while IFS='|' read -r query state what; do
 done <<'EOF_REFUSED'
 SELECT user_dp_quantile(amount, user_id, 0.5, 0.5) FROM visits|42501|a release without a merge
 PREPARE p(float8) AS SELECT user_dp_mean(amount > 20, user_id, 0.5, $1, 1) FROM visits; EXECUTE p(0)|42501|a mean of booleans whose bounds are parameters
-SELECT country, user_dp_count(user_id, 0.2) FROM visits GROUP BY country|42501|a grouped release
 SELECT user_dp_sum(amount, user_id, 0.5, 0, 100) FROM visits WHERE coalesce(amount, 0) > 1|42501|a filter postgres_fdw cannot ship (COALESCE)
 SELECT user_dp_mean(amount, user_id, 0.5), user_dp_count(user_id, 0.5) FROM visits|54000|two releases whose worst case exceeds uldp.max_state_memory
 EOF_REFUSED
@@ -184,6 +186,42 @@ is "$(cq -c "SELECT count(*) FROM pg_class WHERE relname LIKE 'sparse\_p_' AND r
     "c. the coordinator's statistics say sparse's 3 partitions are empty"
 ok_if "c. the analyst's release over them is still pushed down and runs" \
     test -n "$(cq_as "$A" -c "SELECT user_dp_count(user_id, 0.1) FROM sparse")"
+# grouped releases: the shards return one value per (user, group); the coordinator releases over them
+# The same grouped releases over the shards and over visits_local, with epsilon 1e4: each count's
+# discrete noise is 0 but with probability below 1e-40, and a mean's, sum's and boolean mean's Laplace
+# noise (scales at most 1e-4, 0.1 and 1e-6) exceeds the tolerances below (0.01, 3, 0.001), over 50
+# groups and both sides, with probability below 1e-10: the values agree unless the pairs differ.
+GROUPED="SELECT country, user_dp_count(user_id, 1e4) n, user_dp_mean(amount, user_id, 1e4, 0, 100) m,
+                user_dp_sum(amount, user_id, 1e4, 0, 1000) s, user_dp_count(user_id, 1e4) FILTER (WHERE amount > 50) f,
+                user_dp_mean(amount > 50, user_id, 1e4) bm
+         FROM %s WHERE amount > 5 GROUP BY country"
+cq -c "SELECT uldp.set_budget('postgres', 1e9, 0.5)" >/dev/null || exit 1
+# shellcheck disable=SC2059 # the tables' names go into the query
+is "$(cq -c "SELECT count(*) || ' ' || max(abs(a.n - b.n)) || ' ' || (max(abs(a.m - b.m)) < 0.01) || ' ' ||
+                    (max(abs(a.s - b.s)) < 3) || ' ' || max(abs(a.f - b.f)) || ' ' || (max(abs(a.bm - b.bm)) < 0.001)
+             FROM ($(printf "$GROUPED" visits)) a JOIN ($(printf "$GROUPED" visits_local)) b USING (country)")" \
+   "50 0 true true 0 true" \
+   "c. grouped count, mean, sum, FILTER and a mean of booleans by country agree with one node's (50 groups)"
+PLAN="$(cq -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT country, user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits GROUP BY country")"
+is "$(grep -c 'Remote SQL: SELECT uldp_shard.pair_user(user_id, 3000000::bigint), country, uldp_shard.user_mean(amount, 0::double precision, 100::double precision), user_id FROM public.visits GROUP BY 2, 4' <<<"$PLAN")" 3 \
+    "c. each shard groups its rows by user and country and returns one value per pair" || diag "$PLAN"
+is "$(grep -c "Remote SQL: SELECT uldp_shard.user_rows(.*WHERE ((ctid < '(0,0)'))" <<<"$PLAN")" 6 \
+    "c. and checks its partition's size before any pair is read (for the release and for the registration of groups)"
+L0="$(ledger)"
+ok_if "c. the analyst's grouped release over the shards runs (HAVING, ORDER BY, LIMIT)" \
+    test -n "$(cq_as "$A" -c "SET uldp.max_partition_rows = 30000" -c "SELECT country, user_dp_count(user_id, 0.5) AS users,
+        user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits WHERE ordered_at >= current_date - 400
+        GROUP BY country HAVING user_dp_count(user_id, 0.5) > 50 ORDER BY users DESC LIMIT 3")"
+is "$(ledger)" "$(cq -c "SELECT ($(cut -d' ' -f1 <<<"$L0") + 1) || ' ' || ($(cut -d' ' -f2 <<<"$L0") + 1.75)")" \
+    "c. charged once, as on one node: two counts, a mean and the choice of groups (1.75)"
+for w in "amount > 10" "amount > 1e9"; do
+    is "$(sqlstate_on 0 "$A" "SET uldp.max_partition_rows = 1000; SELECT country, user_dp_count(user_id, 0.5) FROM visits WHERE $w GROUP BY 1")" 54000 \
+        "c. grouped, with uldp.max_partition_rows = 1000, the shards refuse (WHERE $w)"
+done
+cpsql -q -c "SELECT uldp.set_public_groups('visits', 'country', ARRAY['C1', 'C2'])" >/dev/null || exit 1
+is "$(sqlstate_on 0 "$A" "SET uldp.max_partition_rows = 30000; SELECT country, user_dp_count(user_id, 0.5) FROM visits GROUP BY 1")" 42501 \
+    "c. grouped by keys declared public: refused before reading (not read over shards yet)"
+cpsql -q -c "SELECT uldp.set_public_groups('visits', 'country', NULL)" >/dev/null || exit 1
 # remote estimates would contact a shard before the charge: refused while a partition uses them
 cpsql -q -c "ALTER FOREIGN TABLE visits_p1 OPTIONS (ADD use_remote_estimate 'true')" || exit 1
 L0="$(ledger)"

@@ -17,7 +17,7 @@ BEGIN
 END
 $$;
 
-SELECT plan(27);
+SELECT plan(32);
 
 -- ---------------------------------------------------------------------------
 -- objects and privileges
@@ -72,6 +72,29 @@ SELECT is((SELECT length(uldp_shard.user_rows(v, user_id::int8, -10, 10, NULL)) 
           (SELECT length(uldp_shard.user_rows(v, user_id::text, -10, 10, NULL)) FROM uldp_tap_shard_rows WHERE user_id = 1),
     'whatever the id type, a user takes 20 bytes');
 
+-- what grouped releases read: one value per (user, group), here per user
+SELECT results_eq(
+    $$SELECT user_id, uldp_shard.user_mean(v, -10, 10), uldp_shard.user_total(v)
+      FROM uldp_tap_shard_rows GROUP BY user_id ORDER BY user_id$$,
+    $$VALUES (1, 3::float8, 6::float8), (2, 0, 0), (3, 10, 1e300), (4, NULL, NULL), (5, -10, -1e300),
+             (NULL, 5, 5)$$,
+    'user_mean: the mean of the clamped rows; user_total: their total (within +-1e300); NULL and NaN skipped');
+SELECT results_eq(
+    $$SELECT user_id, uldp_shard.user_mean(flag, 0, 1), uldp_shard.user_total(flag),
+             uldp_shard.user_mean(v, -10, 10) FILTER (WHERE v > 3)
+      FROM uldp_tap_shard_rows GROUP BY user_id ORDER BY user_id$$,
+    $$VALUES (1, 0.5::float8, 1::float8, 4::float8), (2, 1, 2, 10), (3, 1, 1, 10), (4, 1, 1, NULL), (5, 0, 0, NULL),
+             (NULL, 1, 1, 5)$$,
+    'booleans count as 1 and 0, and a pair without rows that pass the filter gets NULL');
+SELECT results_eq(
+    $$SELECT uldp_shard.pair_user(user_id, 226) FROM uldp_tap_shard_rows GROUP BY user_id ORDER BY 1$$,
+    $$VALUES (1), (2), (3), (4), (5), (NULL)$$,
+    'pair_user returns the id its pair is grouped by');
+SELECT throws_ok($$SELECT uldp_shard.pair_user(user_id, 225) FROM uldp_tap_shard_rows GROUP BY user_id$$,
+    '54000', NULL, 'pair_user refuses a table that could hold more rows than max_rows');
+SELECT throws_ok($$SELECT uldp_shard.user_mean(v, 1, 0) FROM uldp_tap_shard_rows$$,
+    '22023', 'uldp_shard.user_mean needs bounds lower <= upper', 'user_mean refuses bounds in the wrong order');
+
 -- ---------------------------------------------------------------------------
 -- parallel: partial states from workers are combined into the same state
 CREATE TABLE uldp_tap_shard_big AS
@@ -117,7 +140,7 @@ SELECT throws_ok($$SELECT uldp_shard.user_rows(v, user_id, -10, 10, 225) FROM ul
 SELECT throws_ok($$SELECT uldp_shard.user_rows(v, user_id, -10, 10, 225) FROM uldp_tap_shard_rows WHERE v > 1e10$$,
     '54000', NULL, 'refused the same when no row is read');
 SELECT throws_ok($$SELECT uldp_shard.user_rows(x, 1, -10, 10, 1000) FROM generate_series(1, 3) x$$,
-    '0A000', 'uldp_shard.user_rows with a row bound reads only tables', 'a bound over rows that are not a table''s is refused');
+    '0A000', 'uldp_shard aggregates with a row bound read only tables', 'a bound over rows that are not a table''s is refused');
 SELECT throws_ok($$SELECT uldp_shard.user_rows(v, user_id, -10, 10, user_id) FROM uldp_tap_shard_rows$$,
     '22023', 'max_rows of uldp_shard.user_rows must be a constant', 'a bound read from the rows is refused');
 SELECT throws_ok($$SELECT uldp_shard.state_summary('\x0001'::bytea)$$,

@@ -1,0 +1,128 @@
+/*-------------------------------------------------------------------------
+ *
+ * shardbound.c
+ *	  What every aggregate of uldp_shard checks: its call, and the rows its
+ *	  partition may hold.
+ *
+ * The coordinator bounds its memory before it charges a release and
+ * contacts any shard, by the rows each partition may hold (its setting
+ * uldp.max_partition_rows), and ships that bound in the aggregate call.
+ * Here it is checked against the size on disk of the tables the aggregate
+ * reads (rowbound.c): an error then depends on the partition's size,
+ * never on its rows.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "fmgr.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/lsyscache.h"
+
+#include "rowbound.h"
+#include "shardbound.h"
+
+/* The aggregate's memory context; refuses any other call. */
+MemoryContext
+uldp_shard_aggregate_context(FunctionCallInfo fcinfo, const char *function)
+{
+	MemoryContext aggcontext;
+
+	if (AggCheckCallContext(fcinfo, &aggcontext) != AGG_CONTEXT_AGGREGATE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s runs only as an aggregate", function),
+				 errhint("Call it as an aggregate, not as a window function.")));
+	return aggcontext;
+}
+
+/* The most rows the scans below a plan node read, and the first table. */
+typedef struct ScanBound
+{
+	double		rows;
+	const char *table;
+} ScanBound;
+
+static bool
+scan_bound_walker(PlanState *planstate, ScanBound *bound)
+{
+	Plan	   *plan = planstate->plan;
+
+	switch (nodeTag(plan))
+	{
+		case T_SeqScan:
+		case T_SampleScan:
+		case T_IndexScan:
+		case T_IndexOnlyScan:
+		case T_BitmapHeapScan:
+		case T_TidScan:
+		case T_TidRangeScan:
+		case T_ForeignScan:
+		case T_CustomScan:
+		case T_FunctionScan:
+		case T_TableFuncScan:
+		case T_ValuesScan:
+		case T_CteScan:
+		case T_NamedTuplestoreScan:
+		case T_WorkTableScan:
+			{
+				Index		scanrelid = ((Scan *) plan)->scanrelid;
+				RangeTblEntry *rte = scanrelid > 0 ? exec_rt_fetch(scanrelid, planstate->state) : NULL;
+				Relation	rel;
+				double		rows;
+
+				if (rte == NULL || rte->rtekind != RTE_RELATION)
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("uldp_shard aggregates with a row bound read only tables"),
+							 errhint("Pass NULL as max_rows to aggregate other rows.")));
+				rel = ExecGetRangeTableRelation(planstate->state, scanrelid);
+				if (!uldp_table_row_bound(rel, &rows))
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("uldp_shard cannot bound the rows of \"%s\", which is not a table stored on this shard",
+									RelationGetRelationName(rel)),
+							 errhint("Point the coordinator's foreign partitions at tables.")));
+				if (bound->table == NULL)
+					bound->table = RelationGetRelationName(rel);
+				bound->rows += rows;
+				break;
+			}
+		default:
+			break;
+	}
+	return planstate_tree_walker(planstate, scan_bound_walker, (void *) bound);
+}
+
+/*
+ * Refuses, whatever the rows, an aggregate whose tables could hold more
+ * rows than its argument max_rows, number "arg" (NULL: no bound, for the
+ * owner's own use).  A final function sees its extra arguments as NULLs,
+ * so the bound is read from the call, where it must be a constant.
+ */
+void
+uldp_shard_check_rows(FunctionCallInfo fcinfo, int arg)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	Const	   *max_rows;
+	ScanBound	bound = {0, NULL};
+
+	uldp_shard_aggregate_context(fcinfo, get_func_name(aggref->aggfnoid));
+	max_rows = (Const *) lfirst_node(TargetEntry, list_nth_cell(aggref->args, arg))->expr;
+	if (!IsA(max_rows, Const))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_rows of uldp_shard.%s must be a constant", get_func_name(aggref->aggfnoid))));
+	if (max_rows->constisnull)
+		return;
+	scan_bound_walker(outerPlanState((PlanState *) fcinfo->context), &bound);
+	if (bound.rows > (double) DatumGetInt64(max_rows->constvalue))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("partition \"%s\" could hold up to %.0f rows, more than the %lld that the coordinator allows",
+						bound.table, bound.rows, (long long) DatumGetInt64(max_rows->constvalue)),
+				 errdetail("The coordinator bounds the memory of a release over shards by the rows each partition may hold; a table's size on disk bounds its rows."),
+				 errhint("Raise uldp.max_partition_rows on the coordinator (it needs uldp.max_state_memory to match), or split the table into more partitions.")));
+}
+

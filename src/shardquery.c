@@ -1,0 +1,522 @@
+/*-------------------------------------------------------------------------
+ *
+ * shardquery.c
+ *	  The pieces of the queries that releases over shards become: what a
+ *	  release reads, what the shards can run, one branch per partition.
+ *
+ * shardrewrite.c (releases merging per-user states) and shardgroups.c
+ * (grouped releases over per-(user, group) values) build their queries
+ * from these: the UNION ALL of one branch per foreign leaf partition, each
+ * reading its partition as the table's owner, which postgres_fdw pushes
+ * down to its shard; the functions they call, found by identity; and the
+ * expressions rewritten so that the shards can run them.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_oper.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "params.h"
+#include "shardquery.h"
+
+/*
+ * The function schema.name(argtypes) of extension "extension", or
+ * InvalidOid.  Found by identity, without the caller's privileges: an
+ * analyst may use neither schema, and needs no privilege on what the
+ * rewrite calls for it.
+ */
+Oid
+uldp_shard_function(const char *extension, const char *schema, const char *name,
+					const Oid *argtypes, int nargs)
+{
+	Oid			extension_oid = get_extension_oid(extension, true);
+	Oid			namespace = get_namespace_oid(schema, true);
+	Oid			function;
+
+	if (!OidIsValid(extension_oid) || !OidIsValid(namespace))
+		return InvalidOid;
+	function = GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid, CStringGetDatum(name),
+							   PointerGetDatum(buildoidvector(argtypes, nargs)),
+							   ObjectIdGetDatum(namespace));
+	if (!OidIsValid(function) || getExtensionOfObject(ProcedureRelationId, function) != extension_oid)
+		return InvalidOid;
+	return function;
+}
+
+/* Is aggfnoid the aggregate "name" of uldp_shard? */
+bool
+uldp_shard_aggregate_named(Oid aggfnoid, const char *name)
+{
+	Oid			extension = get_extension_oid("uldp_shard", true);
+	char	   *function;
+
+	if (!OidIsValid(extension) || getExtensionOfObject(ProcedureRelationId, aggfnoid) != extension)
+		return false;
+	function = get_func_name(aggfnoid);
+	return function != NULL && strcmp(function, name) == 0;
+}
+
+/*
+ * The clamping of a release that can run over shards, from its
+ * transition and final functions (the release's identity: the _ci twins
+ * and other releases share transition functions); false for any other.
+ */
+bool
+uldp_shard_release_clamp(Oid aggfnoid, UldpShardClamp *clamp)
+{
+	char	   *transfn = uldp_aggregate_support_name(aggfnoid, false);
+	char	   *finalfn = uldp_aggregate_support_name(aggfnoid, true);
+
+	if (transfn == NULL || finalfn == NULL)
+		return false;
+	if ((strcmp(finalfn, "mean_finalfn") == 0 || strcmp(finalfn, "mean_ci_finalfn") == 0 ||
+		 strcmp(finalfn, "range_finalfn") == 0) &&
+		(strcmp(transfn, "user_transfn") == 0 || strcmp(transfn, "user_bool_transfn") == 0))
+		*clamp = ULDP_CLAMP_TO_BOUNDS;
+	else if ((strcmp(finalfn, "sum_finalfn") == 0 || strcmp(finalfn, "sum_ci_finalfn") == 0) &&
+			 (strcmp(transfn, "user_sum_transfn") == 0 || strcmp(transfn, "user_bool_sum_transfn") == 0))
+		*clamp = ULDP_CLAMP_TO_MAGNITUDE;
+	else if ((strcmp(finalfn, "count_finalfn") == 0 || strcmp(finalfn, "count_ci_finalfn") == 0) &&
+			 strcmp(transfn, "user_count_transfn") == 0)
+		*clamp = ULDP_CLAMP_COUNT;
+	else
+		return false;
+	return true;
+}
+
+Const *
+uldp_shard_float8(double value)
+{
+	return makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8), Float8GetDatum(value), false,
+					 FLOAT8PASSBYVAL);
+}
+
+static bool
+is_null_const(Node *node)
+{
+	return IsA(node, Const) && ((Const *) node)->constisnull;
+}
+
+/*
+ * A release's parameters after its user id, as it takes them over shards.
+ * The mean of a boolean without bounds has the public bounds [0, 1] (the
+ * final function sees the value's type, which a release over shards' values
+ * does not: release.c), so they are written out; whether bounds are absent
+ * must then be known when the statement is planned.  NULL if it cannot run
+ * over shards (*reason says why).
+ */
+List *
+uldp_shard_release_params(Aggref *release, int user_arg, UldpShardClamp clamp,
+						  const char **reason)
+{
+	List	   *params = NIL;
+	bool		boolean = clamp == ULDP_CLAMP_TO_BOUNDS &&
+		exprType((Node *) linitial_node(TargetEntry, release->args)->expr) == BOOLOID;
+
+	for (int i = user_arg + 1; i < list_length(release->args); i++)
+		params = lappend(params, lfirst_node(TargetEntry, list_nth_cell(release->args, i))->expr);
+	if (!boolean)
+		return params;
+	if (list_length(params) == 1)
+		return lappend(lappend(params, uldp_shard_float8(0)), uldp_shard_float8(1));
+	if (is_null_const(lsecond(params)) && is_null_const(lthird(params)))
+	{
+		params = list_copy(params);
+		lsecond(params) = uldp_shard_float8(0);
+		lthird(params) = uldp_shard_float8(1);
+		return params;
+	}
+	if (!IsA(lsecond(params), Const) || !IsA(lthird(params), Const))
+	{
+		*reason = "The bounds of a mean of booleans over shards must be constants.";
+		return NULL;
+	}
+	return params;
+}
+
+/* A function or aggregate argument. */
+static TargetEntry *
+argument(Expr *expr, int resno)
+{
+	return makeTargetEntry(expr, (AttrNumber) resno, NULL, false);
+}
+
+/*
+ * The plain aggregate call aggfnoid(args) FILTER (WHERE filter) returning
+ * result_type; the planner completes what it computes itself.
+ */
+Aggref *
+uldp_shard_aggref(Oid aggfnoid, Oid result_type, List *args, Expr *filter, Oid inputcollid)
+{
+	Aggref	   *aggref = makeNode(Aggref);
+	ListCell   *lc;
+
+	aggref->aggfnoid = aggfnoid;
+	aggref->aggtype = result_type;
+	aggref->aggcollid = InvalidOid;
+	aggref->inputcollid = inputcollid;
+	foreach(lc, args)
+	{
+		aggref->aggargtypes = lappend_oid(aggref->aggargtypes, exprType(lfirst(lc)));
+		aggref->args = lappend(aggref->args, argument(lfirst(lc), foreach_current_index(lc) + 1));
+	}
+	aggref->aggfilter = filter;
+	aggref->aggkind = AGGKIND_NORMAL;
+	aggref->aggsplit = AGGSPLIT_SIMPLE;
+	aggref->aggno = -1;
+	aggref->aggtransno = -1;
+	aggref->location = -1;
+	return aggref;
+}
+
+/* A clamping bound: the release's own, or +-ULDP_MAX_MAGNITUDE when not given. */
+Expr *
+uldp_shard_clamp_bound(Expr *given, double absent)
+{
+	Const	   *fallback = makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
+									 Float8GetDatum(absent), false, FLOAT8PASSBYVAL);
+	CoalesceExpr *coalesce;
+
+	if (given == NULL || (IsA(given, Const) && ((Const *) given)->constisnull))
+		return (Expr *) fallback;
+	if (IsA(given, Const))
+		return given;
+	coalesce = makeNode(CoalesceExpr);
+	coalesce->coalescetype = FLOAT8OID;
+	coalesce->coalescecollid = InvalidOid;
+	coalesce->args = list_make2(copyObject(given), fallback);
+	coalesce->location = -1;
+	return (Expr *) coalesce;
+}
+
+/* (SELECT expr): a value computed once, on the coordinator. */
+static Node *
+scalar_subquery(Expr *expr)
+{
+	Query	   *query = makeNode(Query);
+	SubLink    *sublink = makeNode(SubLink);
+
+	query->commandType = CMD_SELECT;
+	query->querySource = QSRC_ORIGINAL;
+	query->canSetTag = true;
+	query->jointree = makeFromExpr(NIL, NULL);
+	query->targetList = list_make1(makeTargetEntry(expr, 1, "value", false));
+	sublink->subLinkType = EXPR_SUBLINK;
+	sublink->subLinkId = 0;
+	sublink->subselect = (Node *) query;
+	sublink->location = -1;
+	return (Node *) sublink;
+}
+
+/*
+ * Makes an expression of a branch shippable where it can:
+ *	- a stable value without columns (current_date - 30) becomes a scalar
+ *	  subquery, which PostgreSQL computes once before the
+ *	  scan and postgres_fdw ships as a parameter (a stable function cannot
+ *	  ship: the shard could compute another value);
+ *	- the gate's filter functions over rows (uldp._safe_*, safe_expr.c)
+ *	  become uldp_shard's of the same name and arguments: the same C code,
+ *	  which the shards can run.  One that uldp_shard lacks stays, and the
+ *	  branch is then not pushed down.
+ */
+static Node *
+shippable_mutator(Node *node, UldpShipping *context)
+{
+	if (node == NULL || IsA(node, Const) || IsA(node, Param) || IsA(node, Aggref) ||
+		IsA(node, TargetEntry) || IsA(node, List))
+		return expression_tree_mutator(node, shippable_mutator, (void *) context);
+	if (!contain_var_clause(node))
+	{
+		/* a volatile value is computed per row: it stays, and does not ship */
+		if (!contain_mutable_functions(node) || contain_volatile_functions(node))
+			return copyObject(node);
+		context->sublinks = true;
+		return scalar_subquery((Expr *) copyObject(node));
+	}
+	if (IsA(node, FuncExpr))
+	{
+		FuncExpr   *func = (FuncExpr *) expression_tree_mutator(node, shippable_mutator,
+																 (void *) context);
+		char	   *name = get_func_name(func->funcid);
+		Oid		   *argtypes;
+		int			nargs;
+		Oid			shard_function;
+
+		if (name == NULL)
+			return (Node *) func;
+		/*
+		 * A date field's name is a text constant, whose collation these
+		 * functions never use, but which stops postgres_fdw from shipping
+		 * them (only a column's collation ships).
+		 */
+		if (OidIsValid(func->inputcollid) && IsA(linitial(func->args), Const) &&
+			(strcmp(name, "date_part") == 0 || strcmp(name, "extract") == 0 ||
+			 strcmp(name, "date_trunc") == 0 || strcmp(name, "_safe_date_part") == 0 ||
+			 strcmp(name, "_safe_date_trunc") == 0) &&
+			!contain_var_clause((Node *) list_make1(linitial(func->args))))
+		{
+			Const	   *field = copyObject(linitial(func->args));
+
+			field->constcollid = InvalidOid;
+			linitial(func->args) = field;
+			func->inputcollid = InvalidOid;
+		}
+		if (strncmp(name, "_safe_", strlen("_safe_")) != 0 ||
+			getExtensionOfObject(ProcedureRelationId, func->funcid) != context->uldp)
+			return (Node *) func;
+		get_func_signature(func->funcid, &argtypes, &nargs);
+		shard_function = uldp_shard_function("uldp_shard", "uldp_shard", name, argtypes, nargs);
+		if (OidIsValid(shard_function))
+			func->funcid = shard_function;
+		return (Node *) func;
+	}
+	return expression_tree_mutator(node, shippable_mutator, (void *) context);
+}
+
+Node *
+uldp_shard_shippable(Node *node, UldpShipping *shipping)
+{
+	return shippable_mutator(node, shipping);
+}
+
+/* The names of a relation's columns, as a range table entry lists them. */
+static List *
+column_names(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	List	   *names = NIL;
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute attr = TupleDescAttr(desc, i);
+
+		names = lappend(names, makeString(pstrdup(attr->attisdropped ? "" : NameStr(attr->attname))));
+	}
+	return names;
+}
+
+/* The foreign leaf partitions of relid, or relid itself if it is one. */
+List *
+uldp_shard_leaves(Oid relid)
+{
+	List	   *leaves = NIL;
+	ListCell   *lc;
+
+	foreach(lc, find_all_inheritors(relid, AccessShareLock, NULL))
+		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
+			leaves = lappend_oid(leaves, lfirst_oid(lc));
+	return leaves;
+}
+
+/* A subquery's range table entry, with its columns' names (String nodes). */
+RangeTblEntry *
+uldp_shard_subquery_entry(Query *subquery, const char *name, List *colnames)
+{
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = subquery;
+	rte->eref = makeAlias(name, colnames);
+	return rte;
+}
+
+static List *
+string_list(List *names)
+{
+	List	   *strings = NIL;
+	ListCell   *lc;
+
+	foreach(lc, names)
+		strings = lappend(strings, makeString(pstrdup(lfirst(lc))));
+	return strings;
+}
+
+/* Groups branch by its target entry tle, numbered ref. */
+static void
+group_by(Query *branch, TargetEntry *tle, Index ref)
+{
+	SortGroupClause *group = makeNode(SortGroupClause);
+	bool		hashable;
+
+	get_sort_group_operators(exprType((Node *) tle->expr), false, true, false,
+							 &group->sortop, &group->eqop, NULL, &hashable);
+	group->tleSortGroupRef = ref;
+	group->hashable = hashable;
+	tle->ressortgroupref = ref;
+	branch->groupClause = lappend(branch->groupClause, group);
+}
+
+/*
+ * One branch: "columns" over one leaf partition, filtered by "quals", read
+ * as the table's owner ("sublinks": the expressions hold scalar
+ * subqueries), grouped as they say.
+ */
+static Query *
+branch_query(Relation parent, Oid leaf, const UldpShardColumns *columns, Node *quals,
+			 bool sublinks, Oid owner)
+{
+	Relation	rel = table_open(leaf, NoLock);
+	Query	   *branch = makeNode(Query);
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+	RangeTblRef *ref = makeNode(RangeTblRef);
+	int			ncolumns = list_length(columns->exprs);
+	List	   *mapped = map_partition_varattnos(lappend(list_concat(list_copy(columns->exprs),
+																	 columns->grouped_only),
+														 quals),
+												 1, rel, parent);
+	Bitmapset  *selected = NULL;
+	ListCell   *lc;
+
+	rte->rtekind = RTE_RELATION;
+	rte->relid = leaf;
+	rte->relkind = rel->rd_rel->relkind;
+	rte->rellockmode = AccessShareLock;
+	rte->eref = makeAlias(RelationGetRelationName(rel), column_names(rel));
+	rte->inh = false;
+	rte->inFromCl = true;
+	rte->requiredPerms = ACL_SELECT;
+	rte->checkAsUser = owner;
+	pull_varattnos((Node *) mapped, 1, &selected);
+	rte->selectedCols = selected;
+	ref->rtindex = 1;
+
+	branch->commandType = CMD_SELECT;
+	branch->querySource = QSRC_ORIGINAL;
+	branch->canSetTag = true;
+	branch->rtable = list_make1(rte);
+	branch->jointree = makeFromExpr(list_make1(ref), llast(mapped));
+	foreach(lc, mapped)
+	{
+		int			column = foreach_current_index(lc) + 1;
+		TargetEntry *tle;
+
+		if (column == list_length(mapped))
+			break;				/* the quals */
+		if (column <= ncolumns)
+		{
+			tle = makeTargetEntry(lfirst(lc), column, pstrdup(list_nth(columns->names, column - 1)), false);
+			if (bms_is_member(column, columns->grouped))
+				group_by(branch, tle, column);
+		}
+		else
+		{
+			tle = makeTargetEntry(lfirst(lc), column, NULL, true);
+			group_by(branch, tle, column);
+		}
+		branch->targetList = lappend(branch->targetList, tle);
+	}
+	branch->hasAggs = true;
+	branch->hasSubLinks = sublinks;
+	table_close(rel, NoLock);
+	return branch;
+}
+
+/*
+ * The UNION ALL of one branch per foreign leaf partition of "parent" (or
+ * the only one), as a subquery.
+ */
+Query *
+uldp_shard_union(Relation parent, const UldpShardColumns *columns, Node *quals, bool sublinks,
+				 Oid owner)
+{
+	List	   *branches = NIL;
+	Query	   *query;
+	Node	   *tree = NULL;
+	List	   *types = NIL;
+	List	   *typmods = NIL;
+	List	   *collations = NIL;
+	ListCell   *lc;
+
+	foreach(lc, uldp_shard_leaves(RelationGetRelid(parent)))
+		branches = lappend(branches, branch_query(parent, lfirst_oid(lc), columns, quals, sublinks,
+												  owner));
+	if (list_length(branches) == 1)
+		return linitial(branches);
+	foreach(lc, columns->exprs)
+	{
+		types = lappend_oid(types, exprType(lfirst(lc)));
+		typmods = lappend_int(typmods, exprTypmod(lfirst(lc)));
+		collations = lappend_oid(collations, exprCollation(lfirst(lc)));
+	}
+	query = makeNode(Query);
+	query->commandType = CMD_SELECT;
+	query->querySource = QSRC_ORIGINAL;
+	query->canSetTag = true;
+	foreach(lc, branches)
+	{
+		RangeTblRef *ref = makeNode(RangeTblRef);
+
+		query->rtable = lappend(query->rtable,
+								uldp_shard_subquery_entry(lfirst(lc),
+														  psprintf("shard_%d", foreach_current_index(lc) + 1),
+														  string_list(columns->names)));
+		ref->rtindex = list_length(query->rtable);
+		if (tree == NULL)
+			tree = (Node *) ref;
+		else
+		{
+			SetOperationStmt *union_all = makeNode(SetOperationStmt);
+
+			union_all->op = SETOP_UNION;
+			union_all->all = true;
+			union_all->larg = tree;
+			union_all->rarg = (Node *) ref;
+			union_all->colTypes = types;
+			union_all->colTypmods = typmods;
+			union_all->colCollations = collations;
+			tree = (Node *) union_all;
+		}
+	}
+	query->setOperations = tree;
+	query->jointree = makeFromExpr(NIL, NULL);
+	foreach(lc, columns->exprs)
+	{
+		int			column = foreach_current_index(lc);
+
+		query->targetList = lappend(query->targetList,
+									makeTargetEntry((Expr *) makeVar(1, column + 1, list_nth_oid(types, column),
+																	 list_nth_int(typmods, column),
+																	 list_nth_oid(collations, column), 0),
+													column + 1, pstrdup(list_nth(columns->names, column)),
+													false));
+	}
+	return query;
+}
+
+/*
+ * Puts "entry" in place of query's entry varno, the protected table, which
+ * stays in the range table, unread: for plan invalidation when partitions
+ * change, and for the gate's refusal of EXPLAIN to roles that may not read it.
+ */
+void
+uldp_shard_replace_entry(Query *query, Index varno, RangeTblEntry *entry)
+{
+	RangeTblEntry *table = copyObject(rt_fetch(varno, query->rtable));
+
+	table->inh = false;
+	table->requiredPerms = 0;
+	table->selectedCols = NULL;
+	table->inFromCl = false;
+	entry->inFromCl = true;
+	list_nth_cell(query->rtable, varno - 1)->ptr_value = entry;
+	query->rtable = lappend(query->rtable, table);
+}

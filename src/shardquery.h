@@ -1,0 +1,56 @@
+/*-------------------------------------------------------------------------
+ *
+ * shardquery.h
+ *	  The pieces of the queries that releases over shards become: what a
+ *	  release reads, what the shards can run, one branch per partition.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ULDP_SHARDQUERY_H
+#define ULDP_SHARDQUERY_H
+
+#include "nodes/parsenodes.h"
+#include "utils/relcache.h"
+
+/* How the shards clamp the rows that one release reads. */
+typedef enum UldpShardClamp
+{
+	ULDP_CLAMP_TO_BOUNDS,		/* means and ranges: to their bounds */
+	ULDP_CLAMP_TO_MAGNITUDE,	/* sums: to +-ULDP_MAX_MAGNITUDE */
+	ULDP_CLAMP_COUNT			/* counts: no value */
+} UldpShardClamp;
+
+/* What the expressions of the branches need to run on the shards. */
+typedef struct UldpShipping
+{
+	Oid			uldp;			/* the extension's OID */
+	bool		sublinks;		/* values were hoisted into subqueries */
+} UldpShipping;
+
+/* The output columns of every branch, over the protected table's columns. */
+typedef struct UldpShardColumns
+{
+	List	   *exprs;			/* expressions over entry 1, the table */
+	List	   *names;			/* their names, char * */
+	Bitmapset  *grouped;		/* the numbers (from 1) of those grouped by */
+	List	   *grouped_only;	/* expressions grouped by, not returned */
+} UldpShardColumns;
+
+extern Oid	uldp_shard_function(const char *extension, const char *schema, const char *name,
+								const Oid *argtypes, int nargs);
+extern bool uldp_shard_aggregate_named(Oid aggfnoid, const char *name);
+extern bool uldp_shard_release_clamp(Oid aggfnoid, UldpShardClamp *clamp);
+extern List *uldp_shard_release_params(Aggref *release, int user_arg, UldpShardClamp clamp,
+									   const char **reason);
+extern Expr *uldp_shard_clamp_bound(Expr *given, double absent);
+extern Const *uldp_shard_float8(double value);
+extern Aggref *uldp_shard_aggref(Oid aggfnoid, Oid result_type, List *args, Expr *filter,
+								 Oid inputcollid);
+extern Node *uldp_shard_shippable(Node *node, UldpShipping *shipping);
+extern List *uldp_shard_leaves(Oid relid);
+extern Query *uldp_shard_union(Relation parent, const UldpShardColumns *columns, Node *quals,
+							   bool sublinks, Oid owner);
+extern RangeTblEntry *uldp_shard_subquery_entry(Query *subquery, const char *name, List *colnames);
+extern void uldp_shard_replace_entry(Query *query, Index varno, RangeTblEntry *entry);
+
+#endif							/* ULDP_SHARDQUERY_H */
