@@ -136,11 +136,12 @@ uldp_shard_release_params(Aggref *release, int user_arg, UldpShardClamp clamp,
 		params = lappend(params, lfirst_node(TargetEntry, list_nth_cell(release->args, i))->expr);
 	if (!boolean)
 		return params;
+	/* the bounds as written (0 is int4 cast to float8), folded */
+	params = (List *) eval_const_expressions(NULL, (Node *) params);
 	if (list_length(params) == 1)
 		return lappend(lappend(params, uldp_shard_float8(0)), uldp_shard_float8(1));
 	if (is_null_const(lsecond(params)) && is_null_const(lthird(params)))
 	{
-		params = list_copy(params);
 		lsecond(params) = uldp_shard_float8(0);
 		lthird(params) = uldp_shard_float8(1);
 		return params;

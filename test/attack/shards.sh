@@ -221,7 +221,7 @@ done
 cpsql -q -c "SELECT uldp.set_public_groups('visits', 'country', ARRAY['C1', 'C2'])" >/dev/null || exit 1
 is "$(sqlstate_on 0 "$A" "SET uldp.max_partition_rows = 30000; SELECT country, user_dp_count(user_id, 0.5) FROM visits GROUP BY 1")" 42501 \
     "c. grouped by keys declared public: refused before reading (not read over shards yet)"
-cpsql -q -c "SELECT uldp.set_public_groups('visits', 'country', NULL)" >/dev/null || exit 1
+cpsql -q -c "SELECT uldp.set_public_groups('visits', 'country', NULL::text[])" >/dev/null || exit 1
 # remote estimates would contact a shard before the charge: refused while a partition uses them
 cpsql -q -c "ALTER FOREIGN TABLE visits_p1 OPTIONS (ADD use_remote_estimate 'true')" || exit 1
 L0="$(ledger)"
