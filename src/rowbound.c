@@ -17,6 +17,7 @@
 
 #include "access/htup_details.h"
 #include "catalog/pg_class.h"
+#include "nodes/plannodes.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 
@@ -43,4 +44,36 @@ uldp_table_row_bound(Relation rel, double *rows)
 		return false;
 	*rows = (double) RelationGetNumberOfBlocks(rel) * ROWS_PER_PAGE;
 	return true;
+}
+
+/*
+ * Is plan a scan: a node that reads the rows of one range table entry
+ * (Scan->scanrelid), or, for a foreign or custom scan with scanrelid 0,
+ * what a remote server or an extension computed?
+ */
+bool
+uldp_plan_is_scan(Plan *plan)
+{
+	switch (nodeTag(plan))
+	{
+		case T_SeqScan:
+		case T_SampleScan:
+		case T_IndexScan:
+		case T_IndexOnlyScan:
+		case T_BitmapHeapScan:
+		case T_TidScan:
+		case T_TidRangeScan:
+		case T_SubqueryScan:
+		case T_FunctionScan:
+		case T_TableFuncScan:
+		case T_ValuesScan:
+		case T_CteScan:
+		case T_NamedTuplestoreScan:
+		case T_WorkTableScan:
+		case T_ForeignScan:
+		case T_CustomScan:
+			return true;
+		default:
+			return false;
+	}
 }

@@ -8,8 +8,10 @@
 #ifndef ULDP_ROWBOUND_H
 #define ULDP_ROWBOUND_H
 
+#include "nodes/plannodes.h"
 #include "utils/rel.h"
 
 extern bool uldp_table_row_bound(Relation rel, double *rows);
+extern bool uldp_plan_is_scan(Plan *plan);
 
 #endif							/* ULDP_ROWBOUND_H */

@@ -265,48 +265,35 @@ row_bound_walker(PlanState *planstate, RowBound *bound)
 {
 	Plan	   *plan = planstate->plan;
 
-	switch (nodeTag(plan))
+	if (uldp_plan_is_scan(plan))
 	{
-		case T_SeqScan:
-		case T_SampleScan:
-		case T_IndexScan:
-		case T_IndexOnlyScan:
-		case T_BitmapHeapScan:
-		case T_TidScan:
-		case T_TidRangeScan:
-		case T_ForeignScan:
-		case T_CustomScan:
-			{
-				Index		scanrelid = ((Scan *) plan)->scanrelid;
-				RangeTblEntry *rte;
-				Relation	rel;
-				double		rows;
+		Index		scanrelid = ((Scan *) plan)->scanrelid;
+		RangeTblEntry *rte;
+		Relation	rel;
+		double		rows;
 
-				if (scanrelid == 0)
-				{
-					if (IsA(plan, ForeignScan))
-						state_scan_bound((ForeignScan *) plan, planstate->state, bound);
-					break;
-				}
-				rte = exec_rt_fetch(scanrelid, planstate->state);
-				if (rte->rtekind != RTE_RELATION ||
-					!(uldp_gate_reads_protected(rte) ||
-					  (rte->relkind == RELKIND_FOREIGN_TABLE && uldp_gate_reads_protected_as(rte, GetUserId()))))
-					break;
-				rel = ExecGetRangeTableRelation(planstate->state, scanrelid);
-				bound->table = RelationGetRelationName(rel);
-				if (!uldp_table_row_bound(rel, &rows))
-					ereport(ERROR,
-							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-							 errmsg("uldp cannot release over \"%s\", which is not a table stored here",
-									bound->table),
-							 errdetail("A release bounds its memory by the number of rows its tables can hold."),
-							 errhint("Protect tables, and partitions that are tables; a table partitioned into postgres_fdw partitions releases over its shards' states.")));
-				bound->rows += rows;
-				break;
-			}
-		default:
-			break;
+		if (scanrelid == 0)
+		{
+			if (IsA(plan, ForeignScan))
+				state_scan_bound((ForeignScan *) plan, planstate->state, bound);
+			return planstate_tree_walker(planstate, row_bound_walker, (void *) bound);
+		}
+		rte = exec_rt_fetch(scanrelid, planstate->state);
+		if (rte->rtekind == RTE_RELATION &&
+			(uldp_gate_reads_protected(rte) ||
+			 (rte->relkind == RELKIND_FOREIGN_TABLE && uldp_gate_reads_protected_as(rte, GetUserId()))))
+		{
+			rel = ExecGetRangeTableRelation(planstate->state, scanrelid);
+			bound->table = RelationGetRelationName(rel);
+			if (!uldp_table_row_bound(rel, &rows))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("uldp cannot release over \"%s\", which is not a table stored here",
+								bound->table),
+						 errdetail("A release bounds its memory by the number of rows its tables can hold."),
+						 errhint("Protect tables, and partitions that are tables; a table partitioned into postgres_fdw partitions releases over its shards' states.")));
+			bound->rows += rows;
+		}
 	}
 	return planstate_tree_walker(planstate, row_bound_walker, (void *) bound);
 }

@@ -49,48 +49,29 @@ scan_bound_walker(PlanState *planstate, ScanBound *bound)
 {
 	Plan	   *plan = planstate->plan;
 
-	switch (nodeTag(plan))
+	/* a subquery's own scans are below it */
+	if (uldp_plan_is_scan(plan) && !IsA(plan, SubqueryScan))
 	{
-		case T_SeqScan:
-		case T_SampleScan:
-		case T_IndexScan:
-		case T_IndexOnlyScan:
-		case T_BitmapHeapScan:
-		case T_TidScan:
-		case T_TidRangeScan:
-		case T_ForeignScan:
-		case T_CustomScan:
-		case T_FunctionScan:
-		case T_TableFuncScan:
-		case T_ValuesScan:
-		case T_CteScan:
-		case T_NamedTuplestoreScan:
-		case T_WorkTableScan:
-			{
-				Index		scanrelid = ((Scan *) plan)->scanrelid;
-				RangeTblEntry *rte = scanrelid > 0 ? exec_rt_fetch(scanrelid, planstate->state) : NULL;
-				Relation	rel;
-				double		rows;
+		Index		scanrelid = ((Scan *) plan)->scanrelid;
+		RangeTblEntry *rte = scanrelid > 0 ? exec_rt_fetch(scanrelid, planstate->state) : NULL;
+		Relation	rel;
+		double		rows;
 
-				if (rte == NULL || rte->rtekind != RTE_RELATION)
-					ereport(ERROR,
-							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-							 errmsg("uldp_shard aggregates with a row bound read only tables"),
-							 errhint("Pass NULL as max_rows to aggregate other rows.")));
-				rel = ExecGetRangeTableRelation(planstate->state, scanrelid);
-				if (!uldp_table_row_bound(rel, &rows))
-					ereport(ERROR,
-							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-							 errmsg("uldp_shard cannot bound the rows of \"%s\", which is not a table stored on this shard",
-									RelationGetRelationName(rel)),
-							 errhint("Point the coordinator's foreign partitions at tables.")));
-				if (bound->table == NULL)
-					bound->table = RelationGetRelationName(rel);
-				bound->rows += rows;
-				break;
-			}
-		default:
-			break;
+		if (rte == NULL || rte->rtekind != RTE_RELATION)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("uldp_shard aggregates with a row bound read only tables"),
+					 errhint("Pass NULL as max_rows to aggregate other rows.")));
+		rel = ExecGetRangeTableRelation(planstate->state, scanrelid);
+		if (!uldp_table_row_bound(rel, &rows))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("uldp_shard cannot bound the rows of \"%s\", which is not a table stored on this shard",
+							RelationGetRelationName(rel)),
+					 errhint("Point the coordinator's foreign partitions at tables.")));
+		if (bound->table == NULL)
+			bound->table = RelationGetRelationName(rel);
+		bound->rows += rows;
 	}
 	return planstate_tree_walker(planstate, scan_bound_walker, (void *) bound);
 }
