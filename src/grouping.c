@@ -229,26 +229,16 @@ refuse_unrepeatable(Query *query)
 static Aggref *
 selection_aggref(Expr *users)
 {
-	Aggref	   *aggref = makeNode(Aggref);
-
-	aggref->aggfnoid = uldp_function("group_selected", lengthof(selection_argtypes), selection_argtypes);
-	aggref->aggtype = BOOLOID;
-	aggref->aggcollid = InvalidOid;
-	aggref->inputcollid = InvalidOid;
-	aggref->aggargtypes = list_make3_oid(INT8OID, FLOAT8OID, FLOAT8OID);
-	aggref->args = list_make3(makeTargetEntry(users, 1, NULL, false),
-							  makeTargetEntry((Expr *) makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
-																 Float8GetDatum(uldp_group_selection_epsilon),
-																 false, FLOAT8PASSBYVAL), 2, NULL, false),
-							  makeTargetEntry((Expr *) makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
-																 Float8GetDatum(uldp_group_selection_delta),
-																 false, FLOAT8PASSBYVAL), 3, NULL, false));
-	aggref->aggkind = AGGKIND_NORMAL;
-	aggref->aggsplit = AGGSPLIT_SIMPLE;
-	aggref->aggno = -1;
-	aggref->aggtransno = -1;
-	aggref->location = -1;
-	return aggref;
+	return uldp_make_aggref(uldp_function("group_selected", lengthof(selection_argtypes), selection_argtypes),
+							BOOLOID,
+							list_make3(users,
+									   makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
+												 Float8GetDatum(uldp_group_selection_epsilon),
+												 false, FLOAT8PASSBYVAL),
+									   makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
+												 Float8GetDatum(uldp_group_selection_delta),
+												 false, FLOAT8PASSBYVAL)),
+							NULL, InvalidOid);
 }
 
 /*

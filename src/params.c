@@ -20,6 +20,7 @@
 #include "catalog/pg_aggregate.h"
 #include "executor/executor.h"
 #include "nodes/execnodes.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
 #include "optimizer/clauses.h"
@@ -369,4 +370,33 @@ uldp_refuse_window(FunctionCallInfo fcinfo)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("uldp aggregates can only be called as aggregates")));
+}
+
+/*
+ * The plain aggregate call aggfnoid(args) FILTER (WHERE filter) returning
+ * result_type; the planner completes what it computes itself.
+ */
+Aggref *
+uldp_make_aggref(Oid aggfnoid, Oid result_type, List *args, Expr *filter, Oid inputcollid)
+{
+	Aggref	   *aggref = makeNode(Aggref);
+	ListCell   *lc;
+
+	aggref->aggfnoid = aggfnoid;
+	aggref->aggtype = result_type;
+	aggref->aggcollid = InvalidOid;
+	aggref->inputcollid = inputcollid;
+	foreach(lc, args)
+	{
+		aggref->aggargtypes = lappend_oid(aggref->aggargtypes, exprType(lfirst(lc)));
+		aggref->args = lappend(aggref->args, makeTargetEntry(lfirst(lc), foreach_current_index(lc) + 1,
+															 NULL, false));
+	}
+	aggref->aggfilter = filter;
+	aggref->aggkind = AGGKIND_NORMAL;
+	aggref->aggsplit = AGGSPLIT_SIMPLE;
+	aggref->aggno = -1;
+	aggref->aggtransno = -1;
+	aggref->location = -1;
+	return aggref;
 }

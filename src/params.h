@@ -61,6 +61,8 @@ extern void uldp_params_from_args(FunctionCallInfo fcinfo, int first,
 								  UldpParams *params);
 extern int	uldp_user_argument(Oid aggfnoid);
 extern char *uldp_aggregate_support_name(Oid aggfnoid, bool final);
+extern Aggref *uldp_make_aggref(Oid aggfnoid, Oid result_type, List *args, Expr *filter,
+								Oid inputcollid);
 extern void uldp_refuse_window(FunctionCallInfo fcinfo);
 
 #endif							/* ULDP_PARAMS_H */

@@ -163,7 +163,7 @@ add_release(Aggref *release, PairContext *context)
 		pair->function = release->aggfnoid;
 		if (release->aggfilter != NULL)
 			pair->filter = pair_column(context,
-									   (Expr *) uldp_shard_aggref(F_BOOL_OR, BOOLOID,
+									   (Expr *) uldp_make_aggref(F_BOOL_OR, BOOLOID,
 																  list_make1(copyObject(release->aggfilter)),
 																  NULL, InvalidOid),
 									   "filter");
@@ -176,7 +176,7 @@ add_release(Aggref *release, PairContext *context)
 		Aggref	   *call;
 
 		if (clamp == ULDP_CLAMP_TO_BOUNDS)
-			call = uldp_shard_aggref(shard_aggregate(context, "user_mean", mean_args, 3), FLOAT8OID,
+			call = uldp_make_aggref(shard_aggregate(context, "user_mean", mean_args, 3), FLOAT8OID,
 									 list_make3(value,
 												uldp_shard_clamp_bound(list_length(pair->params) >= 3 ?
 																	   lsecond(pair->params) : NULL,
@@ -186,7 +186,7 @@ add_release(Aggref *release, PairContext *context)
 																	   ULDP_MAX_MAGNITUDE)),
 									 copyObject(release->aggfilter), InvalidOid);
 		else
-			call = uldp_shard_aggref(shard_aggregate(context, "user_total", &value_type, 1), FLOAT8OID,
+			call = uldp_make_aggref(shard_aggregate(context, "user_total", &value_type, 1), FLOAT8OID,
 									 list_make1(value), copyObject(release->aggfilter), InvalidOid);
 		if (context->reason != NULL)
 			return;
@@ -317,7 +317,7 @@ size_check(PairContext *context, Relation parent, int max_rows)
 	NullTest   *test = makeNode(NullTest);
 	Var		   *state;
 
-	columns.exprs = list_make1(uldp_shard_aggref(shard_aggregate(context, "user_rows", state_args,
+	columns.exprs = list_make1(uldp_make_aggref(shard_aggregate(context, "user_rows", state_args,
 																 lengthof(state_args)),
 												 BYTEAOID,
 												 list_make5(uldp_shard_float8(0), copyObject(context->user),
@@ -344,7 +344,7 @@ size_check(PairContext *context, Relation parent, int max_rows)
 	count->rtable = list_make1(uldp_shard_subquery_entry(states, "sizes", list_make1(makeString("state"))));
 	linitial_node(RangeTblEntry, count->rtable)->inFromCl = true;
 	count->jointree = makeFromExpr(list_make1(ref), NULL);
-	count->targetList = list_make1(makeTargetEntry((Expr *) uldp_shard_aggref(F_COUNT_ANY, INT8OID,
+	count->targetList = list_make1(makeTargetEntry((Expr *) uldp_make_aggref(F_COUNT_ANY, INT8OID,
 																			  list_make1(state), NULL,
 																			  InvalidOid),
 												   1, "partitions", false));
@@ -410,7 +410,7 @@ uldp_shard_rewrite_grouped(Query *query, Index varno, List *checks, int max_rows
 	if ((*reason = context.reason) != NULL)
 		return false;
 	/* the branches group by the user id and return it through pair_user */
-	linitial(context.columns.exprs) = uldp_shard_aggref(shard_aggregate(&context, "pair_user", user_args, 2),
+	linitial(context.columns.exprs) = uldp_make_aggref(shard_aggregate(&context, "pair_user", user_args, 2),
 													   context.user->vartype,
 													   list_make2(copyObject(context.user),
 																  makeConst(INT8OID, -1, InvalidOid, sizeof(int64),

@@ -154,41 +154,6 @@ uldp_shard_release_params(Aggref *release, int user_arg, UldpShardClamp clamp,
 	return params;
 }
 
-/* A function or aggregate argument. */
-static TargetEntry *
-argument(Expr *expr, int resno)
-{
-	return makeTargetEntry(expr, (AttrNumber) resno, NULL, false);
-}
-
-/*
- * The plain aggregate call aggfnoid(args) FILTER (WHERE filter) returning
- * result_type; the planner completes what it computes itself.
- */
-Aggref *
-uldp_shard_aggref(Oid aggfnoid, Oid result_type, List *args, Expr *filter, Oid inputcollid)
-{
-	Aggref	   *aggref = makeNode(Aggref);
-	ListCell   *lc;
-
-	aggref->aggfnoid = aggfnoid;
-	aggref->aggtype = result_type;
-	aggref->aggcollid = InvalidOid;
-	aggref->inputcollid = inputcollid;
-	foreach(lc, args)
-	{
-		aggref->aggargtypes = lappend_oid(aggref->aggargtypes, exprType(lfirst(lc)));
-		aggref->args = lappend(aggref->args, argument(lfirst(lc), foreach_current_index(lc) + 1));
-	}
-	aggref->aggfilter = filter;
-	aggref->aggkind = AGGKIND_NORMAL;
-	aggref->aggsplit = AGGSPLIT_SIMPLE;
-	aggref->aggno = -1;
-	aggref->aggtransno = -1;
-	aggref->location = -1;
-	return aggref;
-}
-
 /* A clamping bound: the release's own, or +-ULDP_MAX_MAGNITUDE when not given. */
 Expr *
 uldp_shard_clamp_bound(Expr *given, double absent)

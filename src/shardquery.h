@@ -44,8 +44,6 @@ extern List *uldp_shard_release_params(Aggref *release, int user_arg, UldpShardC
 									   const char **reason);
 extern Expr *uldp_shard_clamp_bound(Expr *given, double absent);
 extern Const *uldp_shard_float8(double value);
-extern Aggref *uldp_shard_aggref(Oid aggfnoid, Oid result_type, List *args, Expr *filter,
-								 Oid inputcollid);
 extern Node *uldp_shard_shippable(Node *node, UldpShipping *shipping);
 extern List *uldp_shard_leaves(Oid relid);
 extern Query *uldp_shard_union(Relation parent, const UldpShardColumns *columns, Node *quals,

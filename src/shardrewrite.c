@@ -242,7 +242,7 @@ state_call(Aggref *release, int user_arg, List *params, UldpShardClamp clamp, Oi
 		lower = lsecond(params);
 		upper = lthird(params);
 	}
-	return uldp_shard_aggref(state_agg, BYTEAOID,
+	return uldp_make_aggref(state_agg, BYTEAOID,
 							 list_make5(value, copyObject(user),
 										uldp_shard_clamp_bound(lower, -ULDP_MAX_MAGNITUDE),
 										uldp_shard_clamp_bound(upper, ULDP_MAX_MAGNITUDE),
