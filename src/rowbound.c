@@ -9,7 +9,7 @@
  * snapshot was taken, so the current number of pages bounds them.  uldp
  * bounds its releases over protected tables with it (statement.c), and
  * uldp_shard bounds a partition's state with it on the shard
- * (shard/shardstate.c), so this file includes no other uldp header.
+ * (shard/shardbound.c), so this file includes no other uldp header.
  *
  *-------------------------------------------------------------------------
  */

@@ -2,7 +2,7 @@
  *
  * shardrewrite.c
  *	  Releases over tables whose rows live on postgres_fdw shards,
- *	  rewritten into merges of the states that the shards compute.
+ *	  rewritten into releases over what the shards compute.
  *
  * A protected table whose leaf partitions are all postgres_fdw foreign
  * tables keeps its rows on shards that run the extension uldp_shard
@@ -29,7 +29,9 @@
  * clamped on the shards as the local transition functions clamp them
  * (user_dp_mean to its bounds, the others to +-ULDP_MAX_MAGNITUDE), and a
  * count's state ignores the value.  Releases that read the same rows with
- * the same clamping share one state.
+ * the same clamping share one state.  Grouped releases run over
+ * per-(user, group) values instead (shardgroups.c); both build their
+ * queries from shardquery.c.
  *
  * The branches read the partitions as the table's owner (their
  * checkAsUser), so postgres_fdw connects with the owner's user mapping:
@@ -40,7 +42,7 @@
  *
  * Memory: each state holds at most the rows its partition may hold, the
  * public bound uldp.max_partition_rows, which the shard checks against its
- * tables' size on disk whatever their rows (shard/shardstate.c); the
+ * tables' size on disk whatever their rows (shard/shardbound.c); the
  * coordinator checks the merge's worst case against uldp.max_state_memory
  * before reading (statement.c, with uldp_shard_state_scan).
  *

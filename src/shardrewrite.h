@@ -2,7 +2,7 @@
  *
  * shardrewrite.h
  *	  Releases over tables whose rows live on postgres_fdw shards,
- *	  rewritten into merges of the states that the shards compute.
+ *	  rewritten into releases over what the shards compute.
  *
  *-------------------------------------------------------------------------
  */
