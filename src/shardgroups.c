@@ -21,8 +21,8 @@
  *		  FROM ONLY t_1 WHERE w GROUP BY u, k
  *		  UNION ALL ... one branch per leaf partition ...) s
  *	WHERE <the gate's checks>
- *	  AND (SELECT count(c.state) FROM (SELECT uldp_shard.user_rows(0, u, ..., max_rows)
- *									  FROM ONLY t_1 WHERE ctid < '(0,0)' UNION ALL ...) c)
+ *	  AND (SELECT count(c.checked) FROM (SELECT uldp_shard.partition_check(max_rows)
+ *										FROM ONLY t_1 WHERE ctid < '(0,0)' UNION ALL ...) c)
  *		  IS NOT NULL
  *	GROUP BY s.key_1 HAVING h
  *
@@ -132,32 +132,13 @@ add_release(Aggref *release, PairContext *context)
 {
 	PairRelease *pair = palloc0(sizeof(PairRelease));
 	UldpShardClamp clamp;
-	int			user_arg;
-	Var		   *user;
 	Oid			argtypes[FUNC_MAX_ARGS];
 	int			nargs = 0;
 
-	if (!uldp_shard_release_clamp(release->aggfnoid, &clamp))
-	{
-		context->reason = psprintf("%s has no grouped release over shards yet: user_dp_mean, user_dp_sum, user_dp_count, their _ci twins and user_dp_range have.",
-								   format_procedure(release->aggfnoid));
+	if (!uldp_shard_release(release, context->varno, &context->user, &clamp, &pair->params,
+							&context->reason))
 		return;
-	}
-	user_arg = uldp_user_argument(release->aggfnoid);
-	user = (Var *) lfirst_node(TargetEntry, list_nth_cell(release->args, user_arg))->expr;
-	if (release->agglevelsup != 0 || release->aggdistinct != NIL || release->aggorder != NIL ||
-		!IsA(user, Var) || user->varno != context->varno || user->varlevelsup != 0 ||
-		(context->user != NULL && user->varattno != context->user->varattno))
-	{
-		context->reason = "Its releases must read the same user id column of the table itself.";
-		return;
-	}
-	context->user = user;
 	pair->release = release;
-	pair->params = uldp_shard_release_params(release, user_arg, clamp, &context->reason);
-	if (context->reason != NULL)
-		return;
-
 	if (clamp == ULDP_CLAMP_COUNT)
 	{
 		pair->function = release->aggfnoid;
@@ -298,15 +279,15 @@ pairs_mutator(Node *node, PairContext *context)
 }
 
 /*
- * The size check: (SELECT count(c.state) FROM (SELECT uldp_shard.user_rows(
- * 0, user, -1e300, 1e300, max_rows) FROM ONLY <each partition> WHERE ctid <
- * '(0,0)' UNION ALL ...) c) IS NOT NULL, always true once every shard has
- * checked that its partition may hold no more than max_rows rows.
+ * The size check: (SELECT count(c.checked) FROM (SELECT
+ * uldp_shard.partition_check(max_rows) FROM ONLY <each partition> WHERE
+ * ctid < '(0,0)' UNION ALL ...) c) IS NOT NULL, always true once every
+ * shard has checked that its partition may hold no more than max_rows rows.
  */
 static Node *
 size_check(PairContext *context, Relation parent, int max_rows)
 {
-	Oid			state_args[] = {FLOAT8OID, ANYELEMENTOID, FLOAT8OID, FLOAT8OID, INT8OID};
+	Oid			check_args[] = {INT8OID};
 	UldpShardColumns columns = {0};
 	ItemPointer nowhere = palloc0(sizeof(ItemPointerData));
 	Expr	   *no_rows;
@@ -317,17 +298,10 @@ size_check(PairContext *context, Relation parent, int max_rows)
 	NullTest   *test = makeNode(NullTest);
 	Var		   *state;
 
-	columns.exprs = list_make1(uldp_make_aggref(shard_aggregate(context, "user_rows", state_args,
-																 lengthof(state_args)),
-												 BYTEAOID,
-												 list_make5(uldp_shard_float8(0), copyObject(context->user),
-															uldp_shard_float8(-ULDP_MAX_MAGNITUDE),
-															uldp_shard_float8(ULDP_MAX_MAGNITUDE),
-															makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
-																	  Int64GetDatum(max_rows), false,
-																	  FLOAT8PASSBYVAL)),
-												 NULL, InvalidOid));
-	columns.names = list_make1("state");
+	columns.exprs = list_make1(uldp_make_aggref(shard_aggregate(context, "partition_check", check_args, 1),
+												INT8OID, list_make1(uldp_shard_int8(max_rows)),
+												NULL, InvalidOid));
+	columns.names = list_make1("checked");
 	ItemPointerSet(nowhere, 0, 0);
 	no_rows = make_opclause(TIDLessOperator, BOOLOID, false,
 							(Expr *) makeVar(1, SelfItemPointerAttributeNumber, TIDOID, -1, InvalidOid, 0),
@@ -336,12 +310,12 @@ size_check(PairContext *context, Relation parent, int max_rows)
 							InvalidOid, InvalidOid);
 	states = uldp_shard_union(parent, &columns, (Node *) no_rows, false, parent->rd_rel->relowner);
 
-	state = makeVar(1, 1, BYTEAOID, -1, InvalidOid, 0);
+	state = makeVar(1, 1, INT8OID, -1, InvalidOid, 0);
 	ref->rtindex = 1;
 	count->commandType = CMD_SELECT;
 	count->querySource = QSRC_ORIGINAL;
 	count->canSetTag = true;
-	count->rtable = list_make1(uldp_shard_subquery_entry(states, "sizes", list_make1(makeString("state"))));
+	count->rtable = list_make1(uldp_shard_subquery_entry(states, "sizes", list_make1(makeString("checked"))));
 	linitial_node(RangeTblEntry, count->rtable)->inFromCl = true;
 	count->jointree = makeFromExpr(list_make1(ref), NULL);
 	count->targetList = list_make1(makeTargetEntry((Expr *) uldp_make_aggref(F_COUNT_ANY, INT8OID,
@@ -413,9 +387,7 @@ uldp_shard_rewrite_grouped(Query *query, Index varno, List *checks, int max_rows
 	linitial(context.columns.exprs) = uldp_make_aggref(shard_aggregate(&context, "pair_user", user_args, 2),
 													   context.user->vartype,
 													   list_make2(copyObject(context.user),
-																  makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
-																			Int64GetDatum(max_rows), false,
-																			FLOAT8PASSBYVAL)),
+																  uldp_shard_int8(max_rows)),
 													   NULL, context.user->varcollid);
 	context.columns.grouped_only = list_make1(copyObject(context.user));
 
@@ -440,8 +412,7 @@ uldp_shard_rewrite_grouped(Query *query, Index varno, List *checks, int max_rows
 		if (IsA(lfirst(lc), Aggref) && ((Aggref *) lfirst(lc))->aggfnoid != F_BOOL_OR)
 			*shard_aggs = list_append_unique_oid(*shard_aggs, ((Aggref *) lfirst(lc))->aggfnoid);
 	*shard_aggs = list_append_unique_oid(*shard_aggs,
-										 uldp_shard_function("uldp_shard", "uldp_shard", "user_rows",
-															 (Oid[]) {FLOAT8OID, ANYELEMENTOID, FLOAT8OID, FLOAT8OID, INT8OID},
-															 5));
+										 uldp_shard_function("uldp_shard", "uldp_shard", "partition_check",
+															 (Oid[]) {INT8OID}, 1));
 	return true;
 }

@@ -32,6 +32,7 @@
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/regproc.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
@@ -80,8 +81,8 @@ uldp_shard_aggregate_named(Oid aggfnoid, const char *name)
  * transition and final functions (the release's identity: the _ci twins
  * and other releases share transition functions); false for any other.
  */
-bool
-uldp_shard_release_clamp(Oid aggfnoid, UldpShardClamp *clamp)
+static bool
+release_clamp(Oid aggfnoid, UldpShardClamp *clamp)
 {
 	char	   *transfn = uldp_aggregate_support_name(aggfnoid, false);
 	char	   *finalfn = uldp_aggregate_support_name(aggfnoid, true);
@@ -110,6 +111,13 @@ uldp_shard_float8(double value)
 					 FLOAT8PASSBYVAL);
 }
 
+Const *
+uldp_shard_int8(int64 value)
+{
+	return makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(value), false,
+					 FLOAT8PASSBYVAL);
+}
+
 static bool
 is_null_const(Node *node)
 {
@@ -124,9 +132,8 @@ is_null_const(Node *node)
  * must then be known when the statement is planned.  NULL if it cannot run
  * over shards (*reason says why).
  */
-List *
-uldp_shard_release_params(Aggref *release, int user_arg, UldpShardClamp clamp,
-						  const char **reason)
+static List *
+release_params(Aggref *release, int user_arg, UldpShardClamp clamp, const char **reason)
 {
 	List	   *params = NIL;
 	bool		boolean = clamp == ULDP_CLAMP_TO_BOUNDS &&
@@ -152,6 +159,41 @@ uldp_shard_release_params(Aggref *release, int user_arg, UldpShardClamp clamp,
 		return NULL;
 	}
 	return params;
+}
+
+/*
+ * Checks that "release" can run over shards, reading the user id column of
+ * the table (entry varno) that *user already names if it is set; sets
+ * *user, its clamping and its parameters after the user id.  False, with
+ * *reason, if it cannot.
+ */
+bool
+uldp_shard_release(Aggref *release, Index varno, Var **user, UldpShardClamp *clamp,
+				   List **params, const char **reason)
+{
+	Var		   *reads;
+	int			user_arg;
+
+	if (!release_clamp(release->aggfnoid, clamp))
+	{
+		*reason = psprintf("%s has no release over shards yet: user_dp_mean, user_dp_sum, user_dp_count, their _ci twins and user_dp_range have.",
+						   format_procedure(release->aggfnoid));
+		return false;
+	}
+	user_arg = uldp_user_argument(release->aggfnoid);
+	reads = (Var *) lfirst_node(TargetEntry, list_nth_cell(release->args, user_arg))->expr;
+	if (release->agglevelsup != 0 || release->aggdistinct != NIL || release->aggorder != NIL ||
+		!IsA(reads, Var) || reads->varno != varno || reads->varlevelsup != 0 ||
+		(*user != NULL && reads->varattno != (*user)->varattno))
+	{
+		*reason = "Its releases must read the same user id column of the table itself.";
+		return false;
+	}
+	*params = release_params(release, user_arg, *clamp, reason);
+	if (*reason != NULL)
+		return false;
+	*user = reads;
+	return true;
 }
 
 /* A clamping bound: the release's own, or +-ULDP_MAX_MAGNITUDE when not given. */

@@ -39,11 +39,11 @@ typedef struct UldpShardColumns
 extern Oid	uldp_shard_function(const char *extension, const char *schema, const char *name,
 								const Oid *argtypes, int nargs);
 extern bool uldp_shard_aggregate_named(Oid aggfnoid, const char *name);
-extern bool uldp_shard_release_clamp(Oid aggfnoid, UldpShardClamp *clamp);
-extern List *uldp_shard_release_params(Aggref *release, int user_arg, UldpShardClamp clamp,
-									   const char **reason);
+extern bool uldp_shard_release(Aggref *release, Index varno, Var **user, UldpShardClamp *clamp,
+							   List **params, const char **reason);
 extern Expr *uldp_shard_clamp_bound(Expr *given, double absent);
 extern Const *uldp_shard_float8(double value);
+extern Const *uldp_shard_int8(int64 value);
 extern Node *uldp_shard_shippable(Node *node, UldpShipping *shipping);
 extern List *uldp_shard_leaves(Oid relid);
 extern Query *uldp_shard_union(Relation parent, const UldpShardColumns *columns, Node *quals,

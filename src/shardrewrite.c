@@ -108,9 +108,7 @@ typedef struct ShardRelease
 typedef struct RewriteContext
 {
 	Index		varno;			/* the protected table's entry */
-	Oid			user_type;
-	int32		user_typmod;
-	Oid			user_collation;
+	Var		   *user;			/* the releases' user argument */
 	List	   *releases;		/* ShardRelease */
 	List	   *states;			/* the state Aggrefs, over the parent's columns */
 	Oid			uldp;
@@ -228,12 +226,11 @@ merge_aggregate(Aggref *release, int nparams)
  * user_rows(value, user, lower, upper, max_rows) FILTER (its filter).
  */
 static Aggref *
-state_call(Aggref *release, int user_arg, List *params, UldpShardClamp clamp, Oid state_agg)
+state_call(Aggref *release, Var *user, List *params, UldpShardClamp clamp, Oid state_agg)
 {
 	Expr	   *value;
 	Expr	   *lower = NULL;
 	Expr	   *upper = NULL;
-	Expr	   *user = lfirst_node(TargetEntry, list_nth_cell(release->args, user_arg))->expr;
 
 	if (clamp == ULDP_CLAMP_COUNT)
 		value = (Expr *) uldp_shard_float8(0);
@@ -248,9 +245,7 @@ state_call(Aggref *release, int user_arg, List *params, UldpShardClamp clamp, Oi
 							 list_make5(value, copyObject(user),
 										uldp_shard_clamp_bound(lower, -ULDP_MAX_MAGNITUDE),
 										uldp_shard_clamp_bound(upper, ULDP_MAX_MAGNITUDE),
-										makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
-												  Int64GetDatum(uldp_max_partition_rows),
-												  false, FLOAT8PASSBYVAL)),
+										uldp_shard_int8(uldp_max_partition_rows)),
 							 copyObject(release->aggfilter), release->inputcollid);
 }
 
@@ -258,28 +253,15 @@ state_call(Aggref *release, int user_arg, List *params, UldpShardClamp clamp, Oi
 static void
 add_release(Aggref *release, RewriteContext *context)
 {
-	int			user_arg;
-	UldpShardClamp	clamp;
-	ShardRelease *shard_release;
+	UldpShardClamp clamp;
+	ShardRelease *shard_release = palloc0(sizeof(ShardRelease));
 	Aggref	   *state;
-	Var		   *user;
 	Oid			state_agg;
 	ListCell   *lc;
 
-	if (!uldp_shard_release_clamp(release->aggfnoid, &clamp))
-	{
-		context->reason = psprintf("%s has no merge over shards yet: user_dp_mean, user_dp_sum, user_dp_count, their _ci twins and user_dp_range have.",
-								   format_procedure(release->aggfnoid));
+	if (!uldp_shard_release(release, context->varno, &context->user, &clamp,
+							&shard_release->params, &context->reason))
 		return;
-	}
-	user_arg = uldp_user_argument(release->aggfnoid);
-	user = (Var *) lfirst_node(TargetEntry, list_nth_cell(release->args, user_arg))->expr;
-	if (release->agglevelsup != 0 || release->aggdistinct != NIL || release->aggorder != NIL ||
-		!IsA(user, Var) || user->varno != context->varno || user->varlevelsup != 0)
-	{
-		context->reason = "Its releases must read the user id column of the table itself.";
-		return;
-	}
 	state_agg = state_aggregate(clamp == ULDP_CLAMP_COUNT ? FLOAT8OID :
 								exprType((Node *) linitial_node(TargetEntry, release->args)->expr));
 	if (!OidIsValid(state_agg))
@@ -287,21 +269,14 @@ add_release(Aggref *release, RewriteContext *context)
 		context->reason = "Extension uldp_shard is not installed on the coordinator: its state aggregates must exist here to be shipped.";
 		return;
 	}
-	shard_release = palloc0(sizeof(ShardRelease));
 	shard_release->release = release;
-	shard_release->params = uldp_shard_release_params(release, user_arg, clamp, &context->reason);
-	if (context->reason != NULL)
-		return;
 	shard_release->merge = merge_aggregate(release, list_length(shard_release->params));
 	if (!OidIsValid(shard_release->merge))
 	{
 		context->reason = psprintf("uldp has no merge of %s over shards.", format_procedure(release->aggfnoid));
 		return;
 	}
-	context->user_type = user->vartype;
-	context->user_typmod = user->vartypmod;
-	context->user_collation = user->varcollid;
-	state = state_call(release, user_arg, shard_release->params, clamp, state_agg);
+	state = state_call(release, context->user, shard_release->params, clamp, state_agg);
 	foreach(lc, context->states)
 		if (equal(lfirst(lc), state))
 			shard_release->column = foreach_current_index(lc) + 1;
@@ -362,10 +337,11 @@ merge_mutator(Node *node, RewriteContext *context)
 			args = list_make2(makeTargetEntry((Expr *) makeVar(context->varno, shard_release->column,
 																BYTEAOID, -1, InvalidOid, 0),
 											  1, NULL, false),
-							  makeTargetEntry((Expr *) makeNullConst(context->user_type, context->user_typmod,
-																	 context->user_collation),
+							  makeTargetEntry((Expr *) makeNullConst(context->user->vartype,
+																	 context->user->vartypmod,
+																	 context->user->varcollid),
 											  2, NULL, false));
-			argtypes = list_make2_oid(BYTEAOID, context->user_type);
+			argtypes = list_make2_oid(BYTEAOID, context->user->vartype);
 			foreach(param, shard_release->params)
 			{
 				args = lappend(args, makeTargetEntry(copyObject(lfirst(param)), list_length(args) + 1,
@@ -598,7 +574,8 @@ state_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		Aggref	   *aggref = (Aggref *) lfirst_node(TargetEntry, lc)->expr;
 
 		if (IsA(aggref, Aggref) && (uldp_shard_aggregate_named(aggref->aggfnoid, "user_rows") ||
-									uldp_shard_aggregate_named(aggref->aggfnoid, "pair_user")))
+									uldp_shard_aggregate_named(aggref->aggfnoid, "pair_user") ||
+									uldp_shard_aggregate_named(aggref->aggfnoid, "partition_check")))
 			computes_state = true;
 	}
 	if (!computes_state)
@@ -644,7 +621,8 @@ uldp_shard_rewrite_init(void)
 /*
  * Does a foreign scan return what a shard computed for a release over
  * shards: a partition's per-user state (uldp_shard.user_rows) or its
- * per-(user, group) values (keyed by uldp_shard.pair_user)?  Then
+ * per-(user, group) values (keyed by uldp_shard.pair_user), or the check
+ * of its size (uldp_shard.partition_check, no user)?  Then
  * *max_rows is the most users, or pairs, it returns: the rows its shard
  * checked its partition could hold, the bound written in the call.
  */
@@ -667,6 +645,12 @@ uldp_shard_state_scan(ForeignScan *scan, double *max_rows)
 			bound_arg = 4;
 		else if (uldp_shard_aggregate_named(aggref->aggfnoid, "pair_user"))
 			bound_arg = 1;
+		else if (uldp_shard_aggregate_named(aggref->aggfnoid, "partition_check"))
+		{
+			/* one number, and no user */
+			found = true;
+			continue;
+		}
 		else
 			continue;
 		bound = (Const *) lfirst_node(TargetEntry, list_nth_cell(aggref->args, bound_arg))->expr;

@@ -107,3 +107,26 @@ uldp_shard_check_rows(FunctionCallInfo fcinfo, int arg)
 				 errhint("Raise uldp.max_partition_rows on the coordinator (it needs uldp.max_state_memory to match), or split the table into more partitions.")));
 }
 
+
+PG_FUNCTION_INFO_V1(uldp_shard_partition_check_transfn);
+PG_FUNCTION_INFO_V1(uldp_shard_partition_check_finalfn);
+
+/* partition_check(max_rows): its rows count for nothing */
+Datum
+uldp_shard_partition_check_transfn(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(PG_ARGISNULL(0) ? 0 : PG_GETARG_INT64(0));
+}
+
+/*
+ * partition_check(max_rows): 0, once the tables it reads are found to hold
+ * no more than max_rows rows by their size on disk.  The coordinator runs it
+ * over no rows, so that a partition too large is refused before any of its
+ * rows is read (shardgroups.c).
+ */
+Datum
+uldp_shard_partition_check_finalfn(PG_FUNCTION_ARGS)
+{
+	uldp_shard_check_rows(fcinfo, 0);
+	PG_RETURN_INT64(0);
+}

@@ -112,6 +112,19 @@ CREATE AGGREGATE uldp_shard.user_total(boolean) (
 CREATE AGGREGATE uldp_shard.pair_user(user_id anyelement, max_rows bigint) (
     SFUNC = uldp_shard.pair_user_transfn, STYPE = anyelement, PARALLEL = SAFE);
 
+-- partition_check(max_rows): 0, or an error when the tables it reads could
+-- hold more than max_rows rows; the coordinator runs it over no rows, so
+-- that the check never depends on them.
+CREATE FUNCTION uldp_shard.partition_check_transfn(bigint, bigint)
+RETURNS bigint AS 'MODULE_PATHNAME', 'uldp_shard_partition_check_transfn'
+LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION uldp_shard.partition_check_finalfn(bigint)
+RETURNS bigint AS 'MODULE_PATHNAME', 'uldp_shard_partition_check_finalfn'
+LANGUAGE C PARALLEL SAFE;
+CREATE AGGREGATE uldp_shard.partition_check(max_rows bigint) (
+    SFUNC = uldp_shard.partition_check_transfn, STYPE = bigint,
+    FINALFUNC = uldp_shard.partition_check_finalfn, PARALLEL = SAFE);
+
 -- state_summary(state): what a per-user state holds, for the DBA checking a
 -- shard: its users, their rows and the sum of their sums.
 CREATE FUNCTION uldp_shard.state_summary(state bytea,

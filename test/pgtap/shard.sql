@@ -17,7 +17,7 @@ BEGIN
 END
 $$;
 
-SELECT plan(32);
+SELECT plan(34);
 
 -- ---------------------------------------------------------------------------
 -- objects and privileges
@@ -92,6 +92,10 @@ SELECT results_eq(
     'pair_user returns the id its pair is grouped by');
 SELECT throws_ok($$SELECT uldp_shard.pair_user(user_id, 225) FROM uldp_tap_shard_rows GROUP BY user_id$$,
     '54000', NULL, 'pair_user refuses a table that could hold more rows than max_rows');
+SELECT is((SELECT uldp_shard.partition_check(226) FROM uldp_tap_shard_rows WHERE ctid < '(0,0)'), 0::bigint,
+    'partition_check: 0 for a table of one page within 226 rows');
+SELECT throws_ok($$SELECT uldp_shard.partition_check(225) FROM uldp_tap_shard_rows WHERE ctid < '(0,0)'$$,
+    '54000', NULL, 'partition_check refuses a table that could hold more rows, reading none');
 SELECT throws_ok($$SELECT uldp_shard.user_mean(v, 1, 0) FROM uldp_tap_shard_rows$$,
     '22023', 'uldp_shard.user_mean needs bounds lower <= upper', 'user_mean refuses bounds in the wrong order');
 
