@@ -25,7 +25,9 @@
  * aggregates add the states' users by user id, so a user found in two
  * partitions is still one user, and release with the final function of the
  * same release over local rows: same mechanism, same charge, before any
- * shard is contacted (statement.c charges at executor start).  Rows are
+ * shard runs a query over its rows (statement.c charges at executor start;
+ * postgres_fdw has then only connected and opened its remote transactions,
+ * which reveals nothing of the rows).  Rows are
  * clamped on the shards as the local transition functions clamp them
  * (user_dp_mean to its bounds, the others to +-ULDP_MAX_MAGNITUDE), and a
  * count's state ignores the value.  Releases that read the same rows with

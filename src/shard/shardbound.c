@@ -4,8 +4,8 @@
  *	  What every aggregate of uldp_shard checks: its call, and the rows its
  *	  partition may hold.
  *
- * The coordinator bounds its memory before it charges a release and
- * contacts any shard, by the rows each partition may hold (its setting
+ * The coordinator bounds its memory before it charges a release and asks
+ * any shard for its rows' values, by the rows each partition may hold (its setting
  * uldp.max_partition_rows), and ships that bound in the aggregate call.
  * Here it is checked against the size on disk of the tables the aggregate
  * reads (rowbound.c): an error then depends on the partition's size,

@@ -142,10 +142,10 @@ uldp_shard_total_finalfn(PG_FUNCTION_ARGS)
 Datum
 uldp_shard_pair_user_transfn(PG_FUNCTION_ARGS)
 {
-	uldp_shard_aggregate_context(fcinfo, "uldp_shard.pair_user");
-	/* once per scan: the bound is the same for every pair */
+	/* once per scan: the call and the bound are the same for every pair */
 	if (fcinfo->flinfo->fn_extra == NULL)
 	{
+		uldp_shard_aggregate_context(fcinfo, "uldp_shard.pair_user");
 		uldp_shard_check_rows(fcinfo, 1);
 		fcinfo->flinfo->fn_extra = fcinfo->flinfo;
 	}

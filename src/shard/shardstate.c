@@ -18,7 +18,7 @@
  * charged the release.
  *
  * The coordinator bounds the memory of its merge, before it charges and
- * contacts any shard, by the rows each partition may hold: the
+ * asks any shard for a state, by the rows each partition may hold: the
  * aggregate's last argument.  Each state checks that bound
  * (shardbound.c) at its first row and, without rows, in the final
  * function, so that the error a too large partition raises depends on its
