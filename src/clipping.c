@@ -50,6 +50,7 @@
 #include <math.h>
 
 #include "clipping.h"
+#include "fixedsum.h"
 #include "noise.h"
 #include "range.h"
 
@@ -247,7 +248,7 @@ uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
 
 		clipping.lower = range.lower;
 		clipping.upper = range.upper;
-		clipping.centre = range.lower / 2 + range.upper / 2;
+		clipping.centre = uldp_bounds_centre(range.lower, range.upper);
 		clipping.epsilon = range_epsilon;
 		return clipping;
 	}
@@ -255,7 +256,7 @@ uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
 	{
 		clipping.lower = params->lower;
 		clipping.upper = params->upper;
-		clipping.centre = params->lower / 2 + params->upper / 2;
+		clipping.centre = uldp_bounds_centre(params->lower, params->upper);
 		clipping.epsilon = 0;
 		return clipping;
 	}

@@ -34,13 +34,12 @@
 
 #include "budget.h"
 #include "clipping.h"
+#include "fixedsum.h"
 #include "noise.h"
 #include "range.h"
 #include "release.h"
 #include "userstate.h"
 
-/* the grid of the fixed-point sum has 2^GRID_BITS steps per half-width */
-#define GRID_BITS 40
 /* each of the two noises of an interval misses with at most this chance */
 #define CI_ALPHA 0.025
 
@@ -59,17 +58,16 @@ typedef struct ScalarRelease
 } ScalarRelease;
 
 /*
- * A sum of clipped values around a centre, on a power-of-two grid: each
- * value becomes an integer number of steps in [-steps, steps], so the sum
- * is exact and one user moves it by at most "steps".
+ * What a release reads: the users' values (averages or totals), or, over
+ * shards whose users are their own, the users and the fixed-point sum of
+ * their values that the shards sent, merged (fixedsum.c).
  */
-typedef struct FixedSum
+typedef struct ReleaseInput
 {
-	double		centre;
-	double		grid;
-	int64		steps;
-	int128		sum;
-} FixedSum;
+	double	   *values;			/* NULL with sums */
+	int64		n;
+	const UldpPartitionSums *sums;
+} ReleaseInput;
 
 /*
  * The plan of user_dp_mean, user_dp_sum and user_dp_range: (epsilon
@@ -87,17 +85,19 @@ uldp_scalar_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 }
 
 /*
- * Reads the parameters of a release its statement paid for, and returns the
- * users' values (averages or totals).  Arguments 0, 1 and 2 of the
- * aggregate are value (or, merging shards' states, the state), user_id and
- * epsilon.  A boolean value is 0 or 1, so its mean has the public bounds
- * [0, 1] when none are given.
+ * Reads the parameters of a release its statement paid for, and what it
+ * releases from.  Arguments 0, 1 and 2 of the aggregate are value (or,
+ * merging shards' states, the state), user_id and epsilon.  A boolean value
+ * is 0 or 1, so its mean has the public bounds [0, 1] when none are given.
+ * Shards send sums only for releases with both bounds and no tau
+ * (shardrewrite.c); anything else is refused whatever the sums hold.
  */
-static double *
-begin_release(FunctionCallInfo fcinfo, UldpParams *params, int64 *nusers,
-			  bool average)
+static ReleaseInput
+begin_release(FunctionCallInfo fcinfo, UldpParams *params, bool average)
 {
 	Aggref	   *aggref;
+	UldpState  *state;
+	ReleaseInput input = {NULL, 0, NULL};
 
 	uldp_refuse_window(fcinfo);
 	uldp_release_begin(fcinfo);
@@ -114,34 +114,44 @@ begin_release(FunctionCallInfo fcinfo, UldpParams *params, int64 *nusers,
 	}
 
 	if (PG_ARGISNULL(0))
+		return input;
+	state = (UldpState *) PG_GETARG_POINTER(0);
+	input.sums = uldp_state_partition_sums(state);
+	if (input.sums == NULL)
 	{
-		*nusers = 0;
-		return NULL;
+		input.values = average ? uldp_state_user_means(state, &input.n) :
+			uldp_state_user_totals(state, &input.n);
+		return input;
 	}
-	return average ?
-		uldp_state_user_means((UldpState *) PG_GETARG_POINTER(0), nusers) :
-		uldp_state_user_totals((UldpState *) PG_GETARG_POINTER(0), nusers);
+	if (!params->has_lower || !params->has_upper || params->has_tau ||
+		input.sums->average != average)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("partitions' sums need a release with both bounds and no tau"),
+				 errhint("Release over per-user states (uldp_shard.user_rows) instead.")));
+	input.n = input.sums->users;
+	return input;
 }
 
-static FixedSum
-fixed_sum(const double *values, int64 n, UldpClipping clipping)
+/*
+ * The fixed-point sum of the values of input over an empty sum that says
+ * how to clip them; shards' sums must have been clipped alike.
+ */
+static UldpFixedSum
+input_sum(const ReleaseInput *input, UldpFixedSum empty)
 {
-	FixedSum	result = {clipping.centre, 0, 0, 0};
-	double		half_width = Max(clipping.upper - clipping.centre,
-								 clipping.centre - clipping.lower);
-
-	/* at least one step, however narrow the interval */
-	half_width = Max(half_width, ldexp(1.0, -1000));
-	result.grid = ldexp(1.0, ilogb(half_width) - GRID_BITS);
-	result.steps = (int64) ceil(half_width / result.grid);
-	for (int64 i = 0; i < n; i++)
+	if (input->sums != NULL)
 	{
-		double		clipped = Min(Max(values[i], clipping.lower), clipping.upper);
-		int64		step = (int64) rint((clipped - result.centre) / result.grid);
-
-		result.sum += Min(Max(step, -result.steps), result.steps);
+		if (!uldp_fixed_sum_same_grid(&input->sums->sum, &empty))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("partitions' sums were clipped to other bounds than the release's"),
+					 errhint("Pass the release's bounds to uldp_shard.user_sums.")));
+		return input->sums->sum;
 	}
-	return result;
+	for (int64 i = 0; i < input->n; i++)
+		uldp_fixed_sum_add(&empty, input->values[i]);
+	return empty;
 }
 
 /* [lower, upper] products of two intervals' ends, sign-aware */
@@ -180,10 +190,11 @@ noisy_count(int64 n, double epsilon)
  * with at least 95%; S / n over that box is at its extremes at the corners.
  */
 static ScalarRelease
-winsorized_mean(const double *values, int64 n, UldpClipping clipping,
+winsorized_mean(const ReleaseInput *input, UldpClipping clipping,
 				double epsilon_sum, NoisyCount count)
 {
-	FixedSum	fixed = fixed_sum(values, n, clipping);
+	UldpFixedSum fixed = input_sum(input, uldp_fixed_sum_empty(clipping.lower, clipping.upper,
+															   clipping.centre));
 	int128		noisy_sum = fixed.sum + uldp_discrete_laplace(fixed.steps, epsilon_sum);
 	double		k_sum = uldp_discrete_laplace_tail(fixed.steps, epsilon_sum, CI_ALPHA);
 	double		k_count = uldp_discrete_laplace_tail(1, count.epsilon, CI_ALPHA);
@@ -232,8 +243,7 @@ static ScalarRelease
 release_mean(FunctionCallInfo fcinfo)
 {
 	UldpParams	params;
-	int64		n;
-	double	   *means = begin_release(fcinfo, &params, &n, true);
+	ReleaseInput input = begin_release(fcinfo, &params, true);
 	double		epsilon = params.epsilon * ULDP_SPEND_MARGIN;
 	UldpClipping clipping;
 	NoisyCount	count;
@@ -241,17 +251,17 @@ release_mean(FunctionCallInfo fcinfo)
 
 	if (params.has_bounds)
 	{
-		clipping = uldp_private_clipping(means, n, &params, epsilon, 0);
+		clipping = uldp_private_clipping(input.values, input.n, &params, epsilon, 0);
 		rest = epsilon - clipping.epsilon;
-		count = noisy_count(n, rest / 4);
-		return winsorized_mean(means, n, clipping, rest * 3 / 4, count);
+		count = noisy_count(input.n, rest / 4);
+		return winsorized_mean(&input, clipping, rest * 3 / 4, count);
 	}
-	count = noisy_count(n, epsilon * ULDP_CLIPPING_COUNT_SHARE);
+	count = noisy_count(input.n, epsilon * ULDP_CLIPPING_COUNT_SHARE);
 	if (!uldp_clipping_possible(&params, epsilon, count.value))
 		return too_few_users(&params);
-	clipping = uldp_private_clipping(means, n, &params, epsilon, count.value);
+	clipping = uldp_private_clipping(input.values, input.n, &params, epsilon, count.value);
 	rest = epsilon - count.epsilon - clipping.epsilon;
-	return winsorized_mean(means, n, clipping, rest, count);
+	return winsorized_mean(&input, clipping, rest, count);
 }
 
 /*
@@ -265,17 +275,14 @@ release_mean(FunctionCallInfo fcinfo)
  * interval is chosen around 0 (clipping.c).
  */
 static ScalarRelease
-clipped_sum(const double *values, int64 n, UldpClipping clipping, double epsilon)
+clipped_sum(const ReleaseInput *input, UldpClipping clipping, double epsilon)
 {
-	FixedSum	fixed;
+	UldpFixedSum fixed = input_sum(input, uldp_fixed_sum_public(clipping.lower, clipping.upper,
+																false));
 	int128		noisy;
 	double		k;
 	ScalarRelease release;
 
-	clipping.centre = 0;
-	clipping.lower = Min(clipping.lower, 0);
-	clipping.upper = Max(clipping.upper, 0);
-	fixed = fixed_sum(values, n, clipping);
 	noisy = fixed.sum + uldp_discrete_laplace(fixed.steps, epsilon);
 	k = uldp_discrete_laplace_tail(fixed.steps, epsilon, 2 * CI_ALPHA);
 	release.estimate = fixed.grid * (double) noisy;
@@ -288,16 +295,15 @@ static ScalarRelease
 release_sum(FunctionCallInfo fcinfo)
 {
 	UldpParams	params;
-	int64		n;
-	double	   *totals = begin_release(fcinfo, &params, &n, false);
+	ReleaseInput input = begin_release(fcinfo, &params, false);
 	double		epsilon = params.epsilon * ULDP_SPEND_MARGIN;
 	UldpClipping clipping;
 
 	if (params.has_bounds)
-		clipping = uldp_private_clipping(totals, n, &params, epsilon, 0);
-	else if (!uldp_private_sum_clipping(totals, n, &params, epsilon, &clipping))
+		clipping = uldp_private_clipping(input.values, input.n, &params, epsilon, 0);
+	else if (!uldp_private_sum_clipping(input.values, input.n, &params, epsilon, &clipping))
 		return too_few_users(&params);
-	return clipped_sum(totals, n, clipping, epsilon - clipping.epsilon);
+	return clipped_sum(&input, clipping, epsilon - clipping.epsilon);
 }
 
 static Datum
@@ -344,13 +350,18 @@ Datum
 uldp_range_finalfn(PG_FUNCTION_ARGS)
 {
 	UldpParams	params;
-	int64		n;
-	double	   *means = begin_release(fcinfo, &params, &n, true);
-	UldpInterval range = uldp_private_range(means, n, &params,
-											params.epsilon * ULDP_SPEND_MARGIN);
+	ReleaseInput input = begin_release(fcinfo, &params, true);
+	UldpInterval range;
 	TupleDesc	tupdesc;
 	Datum		values[2];
 	bool		nulls[2] = {false, false};
+
+	if (input.sums != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("user_dp_range needs per-user states, not partitions' sums"),
+				 errhint("Release over per-user states (uldp_shard.user_rows) instead.")));
+	range = uldp_private_range(input.values, input.n, &params, params.epsilon * ULDP_SPEND_MARGIN);
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "user_dp_range must return a composite type");

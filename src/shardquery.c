@@ -25,6 +25,7 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
+#include "partitioning/partdesc.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -32,9 +33,11 @@
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/partcache.h"
 #include "utils/regproc.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "utils/typcache.h"
 
 #include "params.h"
 #include "shardquery.h"
@@ -335,6 +338,116 @@ uldp_shard_leaves(Oid relid)
 	return leaves;
 }
 
+/*
+ * Are the users of relid's partitions disjoint, whatever rows the shards
+ * hold, once each partition keeps only the user ids that hash to it
+ * (uldp_shard.partition_member)?  Yes for one foreign table, and for a
+ * table partitioned by hash on the user id column alone, with the type's
+ * default extended hash (which the shards compute too) and a deterministic
+ * collation, into foreign partitions directly below it.
+ */
+bool
+uldp_shard_users_disjoint(Oid relid, AttrNumber user)
+{
+	Relation	rel;
+	PartitionKey key;
+	bool		disjoint;
+	ListCell   *lc;
+
+	if (get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE)
+		return true;
+	rel = table_open(relid, NoLock);
+	key = RelationGetPartitionKey(rel);
+	disjoint = key != NULL && key->strategy == PARTITION_STRATEGY_HASH && key->partnatts == 1 &&
+		key->partattrs[0] == user &&
+		key->partsupfunc[0].fn_oid ==
+		lookup_type_cache(key->parttypid[0], TYPECACHE_HASH_EXTENDED_PROC)->hash_extended_proc &&
+		(!OidIsValid(key->partcollation[0]) || get_collation_isdeterministic(key->partcollation[0]));
+	table_close(rel, NoLock);
+	if (!disjoint)
+		return false;
+	foreach(lc, uldp_shard_leaves(relid))
+		if (get_partition_parent(lfirst_oid(lc), false) != relid)
+			return false;
+	return true;
+}
+
+/* The bound of a hash partition: false for anything else. */
+static bool
+hash_bound(Oid leaf, int *modulus, int *remainder)
+{
+	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(leaf));
+	PartitionBoundSpec *spec = NULL;
+	Datum		bound;
+	bool		isnull;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for relation %u", leaf);
+	bound = SysCacheGetAttr(RELOID, tuple, Anum_pg_class_relpartbound, &isnull);
+	if (!isnull)
+		spec = castNode(PartitionBoundSpec, stringToNode(TextDatumGetCString(bound)));
+	ReleaseSysCache(tuple);
+	if (spec == NULL || spec->strategy != PARTITION_STRATEGY_HASH)
+		return false;
+	*modulus = spec->modulus;
+	*remainder = spec->remainder;
+	return true;
+}
+
+/* What the sums of one branch keep: the user ids of its partition. */
+typedef struct MemberFilter
+{
+	Oid			member;			/* uldp_shard.partition_member */
+	int			modulus;
+	int			remainder;
+} MemberFilter;
+
+/*
+ * Each uldp_shard.user_sums of a branch, filtered to the user ids that
+ * hash to its partition (uldp_shard_users_disjoint), so that no user
+ * counts in two partitions' sums.
+ */
+static Node *
+member_filter_mutator(Node *node, MemberFilter *filter)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Aggref) && uldp_shard_aggregate_named(((Aggref *) node)->aggfnoid, "user_sums"))
+	{
+		Aggref	   *sums = copyObject((Aggref *) node);
+		Expr	   *user = lsecond_node(TargetEntry, sums->args)->expr;
+		Expr	   *member = (Expr *) makeFuncExpr(filter->member, BOOLOID,
+												   list_make3(copyObject(user),
+															  makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
+																		Int32GetDatum(filter->modulus), false, true),
+															  makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
+																		Int32GetDatum(filter->remainder), false, true)),
+												   InvalidOid, exprCollation((Node *) user),
+												   COERCE_EXPLICIT_CALL);
+
+		sums->aggfilter = sums->aggfilter == NULL ? member :
+			make_andclause(list_make2(sums->aggfilter, member));
+		return (Node *) sums;
+	}
+	return expression_tree_mutator(node, member_filter_mutator, (void *) filter);
+}
+
+/* The branch's columns with their sums filtered to the leaf's users. */
+static List *
+filter_members(List *exprs, Oid leaf)
+{
+	Oid			argtypes[] = {ANYELEMENTOID, INT4OID, INT4OID};
+	MemberFilter filter;
+
+	if (!hash_bound(leaf, &filter.modulus, &filter.remainder))
+		return list_copy(exprs);
+	filter.member = uldp_shard_function("uldp_shard", "uldp_shard", "partition_member", argtypes,
+										lengthof(argtypes));
+	if (!OidIsValid(filter.member))
+		elog(ERROR, "uldp_shard.partition_member is missing on the coordinator");
+	return (List *) member_filter_mutator((Node *) exprs, &filter);
+}
+
 /* A subquery's range table entry, with its columns' names (String nodes). */
 RangeTblEntry *
 uldp_shard_subquery_entry(Query *subquery, const char *name, List *colnames)
@@ -387,7 +500,7 @@ branch_query(Relation parent, Oid leaf, const UldpShardColumns *columns, Node *q
 	RangeTblEntry *rte = makeNode(RangeTblEntry);
 	RangeTblRef *ref = makeNode(RangeTblRef);
 	int			ncolumns = list_length(columns->exprs);
-	List	   *mapped = map_partition_varattnos(lappend(list_concat(list_copy(columns->exprs),
+	List	   *mapped = map_partition_varattnos(lappend(list_concat(filter_members(columns->exprs, leaf),
 																	 columns->grouped_only),
 														 quals),
 												 1, rel, parent);

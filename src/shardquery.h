@@ -46,6 +46,7 @@ extern Const *uldp_shard_float8(double value);
 extern Const *uldp_shard_int8(int64 value);
 extern Node *uldp_shard_shippable(Node *node, UldpShipping *shipping);
 extern List *uldp_shard_leaves(Oid relid);
+extern bool uldp_shard_users_disjoint(Oid relid, AttrNumber user);
 extern Query *uldp_shard_union(Relation parent, const UldpShardColumns *columns, Node *quals,
 							   bool sublinks, Oid owner);
 extern RangeTblEntry *uldp_shard_subquery_entry(Query *subquery, const char *name, List *colnames);

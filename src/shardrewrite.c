@@ -109,10 +109,12 @@ typedef struct ShardRelease
 
 typedef struct RewriteContext
 {
-	Index		varno;			/* the protected table's entry */
+	Oid			relid;			/* the protected table */
+	Index		varno;			/* its entry */
 	Var		   *user;			/* the releases' user argument */
 	List	   *releases;		/* ShardRelease */
 	List	   *states;			/* the state Aggrefs, over the parent's columns */
+	int			disjoint;		/* uldp_shard_users_disjoint, or -1 if not asked yet */
 	Oid			uldp;
 	const char *reason;			/* why it cannot be rewritten */
 } RewriteContext;
@@ -206,6 +208,15 @@ state_aggregate(Oid value_type)
 	return uldp_shard_function("uldp_shard", "uldp_shard", "user_rows", argtypes, lengthof(argtypes));
 }
 
+/* uldp_shard.user_sums for values of value_type, or InvalidOid. */
+static Oid
+sums_aggregate(Oid value_type)
+{
+	Oid			argtypes[] = {value_type, ANYELEMENTOID, FLOAT8OID, FLOAT8OID, BOOLOID, INT8OID};
+
+	return uldp_shard_function("uldp_shard", "uldp_shard", "user_sums", argtypes, lengthof(argtypes));
+}
+
 /*
  * The merge of release: uldp.<its name>(bytea, anyelement, float8 for each
  * of its parameters).
@@ -251,6 +262,55 @@ state_call(Aggref *release, Var *user, List *params, UldpShardClamp clamp, Oid s
 							 copyObject(release->aggfilter), release->inputcollid);
 }
 
+/*
+ * The partitions' sums that release reads instead of per-user states, or
+ * NULL: user_sums(value, user, lower, upper, average, max_rows) FILTER (its
+ * filter), for a count (no value, [0, 0]) or a mean or sum whose bounds are
+ * constants (and no tau), when the partitions' users are disjoint.  Each
+ * branch then keeps only its partition's user ids (shardquery.c).
+ */
+static Aggref *
+sums_call(Aggref *release, Var *user, List *params, UldpShardClamp clamp,
+		  RewriteContext *context)
+{
+	char	   *finalfn = uldp_aggregate_support_name(release->aggfnoid, true);
+	bool		average = strcmp(finalfn, "mean_finalfn") == 0 ||
+		strcmp(finalfn, "mean_ci_finalfn") == 0;
+	Expr	   *value;
+	Const	   *lower;
+	Const	   *upper;
+	Oid			sums_agg;
+
+	if (clamp == ULDP_CLAMP_COUNT)
+	{
+		value = (Expr *) uldp_shard_float8(0);
+		lower = upper = uldp_shard_float8(0);
+	}
+	else
+	{
+		List	   *folded;
+
+		if (!(average || clamp == ULDP_CLAMP_TO_MAGNITUDE) || list_length(params) != 3)
+			return NULL;
+		folded = (List *) eval_const_expressions(NULL, (Node *) copyObject(params));
+		lower = lsecond(folded);
+		upper = lthird(folded);
+		if (!IsA(lower, Const) || !IsA(upper, Const) || lower->constisnull || upper->constisnull)
+			return NULL;
+		value = copyObject(linitial_node(TargetEntry, release->args)->expr);
+	}
+	if (context->disjoint < 0)
+		context->disjoint = uldp_shard_users_disjoint(context->relid, user->varattno);
+	sums_agg = sums_aggregate(exprType((Node *) value));
+	if (!context->disjoint || !OidIsValid(sums_agg))
+		return NULL;
+	return uldp_make_aggref(sums_agg, BYTEAOID,
+							lappend(list_make5(value, copyObject(user), lower, upper,
+											   makeBoolConst(average, false)),
+									uldp_shard_int8(uldp_max_partition_rows)),
+							copyObject(release->aggfilter), release->inputcollid);
+}
+
 /* Registers one release of the statement with its state column. */
 static void
 add_release(Aggref *release, RewriteContext *context)
@@ -278,7 +338,9 @@ add_release(Aggref *release, RewriteContext *context)
 		context->reason = psprintf("uldp has no merge of %s over shards.", format_procedure(release->aggfnoid));
 		return;
 	}
-	state = state_call(release, context->user, shard_release->params, clamp, state_agg);
+	state = sums_call(release, context->user, shard_release->params, clamp, context);
+	if (state == NULL)
+		state = state_call(release, context->user, shard_release->params, clamp, state_agg);
 	foreach(lc, context->states)
 		if (equal(lfirst(lc), state))
 			shard_release->column = foreach_current_index(lc) + 1;
@@ -412,7 +474,9 @@ rewrite_merges(Query *query, Index varno, List *checks, List **state_aggs, const
 	Query	   *states;
 	ListCell   *lc;
 
+	context.relid = rte->relid;
 	context.varno = varno;
+	context.disjoint = -1;
 	context.uldp = get_extension_oid("uldp", false);
 	find_releases_walker((Node *) query->targetList, &context);
 	if ((*reason = context.reason) != NULL)
@@ -551,7 +615,7 @@ uldp_shard_unpushed(PlannedStmt *stmt, const UldpShardRewrites *rewrites)
 		local = local || plan_computes_state(lfirst(lc), rewrites);
 	if (!local)
 		return NULL;
-	return "postgres_fdw would compute uldp_shard.user_rows on the coordinator: the servers' \"extensions\" option must list uldp_shard, "
+	return "postgres_fdw would compute uldp_shard's states on the coordinator: the servers' \"extensions\" option must list uldp_shard, "
 		"and the filter and values must be expressions the shards can run (built-in or uldp_shard's).";
 }
 
@@ -576,6 +640,7 @@ state_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		Aggref	   *aggref = (Aggref *) lfirst_node(TargetEntry, lc)->expr;
 
 		if (IsA(aggref, Aggref) && (uldp_shard_aggregate_named(aggref->aggfnoid, "user_rows") ||
+									uldp_shard_aggregate_named(aggref->aggfnoid, "user_sums") ||
 									uldp_shard_aggregate_named(aggref->aggfnoid, "pair_user") ||
 									uldp_shard_aggregate_named(aggref->aggfnoid, "partition_check")))
 			computes_state = true;
@@ -647,9 +712,10 @@ uldp_shard_state_scan(ForeignScan *scan, double *max_rows)
 			bound_arg = 4;
 		else if (uldp_shard_aggregate_named(aggref->aggfnoid, "pair_user"))
 			bound_arg = 1;
-		else if (uldp_shard_aggregate_named(aggref->aggfnoid, "partition_check"))
+		else if (uldp_shard_aggregate_named(aggref->aggfnoid, "partition_check") ||
+				 uldp_shard_aggregate_named(aggref->aggfnoid, "user_sums"))
 		{
-			/* one number, and no user */
+			/* a few numbers, and no user */
 			found = true;
 			continue;
 		}

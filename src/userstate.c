@@ -32,6 +32,7 @@
 #include "fmgr.h"
 #include "utils/lsyscache.h"
 
+#include "fixedsum.h"
 #include "statement.h"
 #include "userstate.h"
 
@@ -58,6 +59,9 @@ struct UldpState
 	/* serialized partial states not merged yet (see uldp_user_combinefn) */
 	List	   *chunks;
 	Size		chunk_bytes;
+	/* shards' sums merged instead of users (uldp_user_merge_transfn) */
+	bool		has_sums;
+	UldpPartitionSums sums;
 };
 
 /* Serialized form: this header, then per user count, sum and id */
@@ -67,6 +71,8 @@ typedef struct UldpStateHeader
 	bool		key_byval;
 	int16		key_typlen;
 	int64		nusers;
+	bool		has_sums;
+	UldpPartitionSums sums;
 } UldpStateHeader;
 
 PG_FUNCTION_INFO_V1(uldp_user_transfn);
@@ -297,6 +303,26 @@ uldp_user_count_transfn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(state);
 }
 
+/* Adds one partition's sums (or a partial state's) to a state's. */
+static void
+add_sums(UldpState *state, const UldpPartitionSums *sums)
+{
+	if (!state->has_sums)
+	{
+		state->sums = *sums;
+		state->has_sums = true;
+		return;
+	}
+	if (sums->average != state->sums.average ||
+		!uldp_fixed_sum_same_grid(&sums->sum, &state->sums.sum))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("partitions' sums clipped to different bounds cannot be added"),
+				 errhint("Pass the same bounds to uldp_shard.user_sums on every shard.")));
+	state->sums.users += sums->users;
+	state->sums.sum.sum += sums->sum.sum;
+}
+
 /*
  * uldp_user_merge_transfn(state, shard_state bytea, user_id, epsilon [, ...]):
  * the transition of the releases over shards (doc/scale-out.md).  Each
@@ -305,7 +331,9 @@ uldp_user_count_transfn(PG_FUNCTION_ARGS)
  * two is one user) gives the state the local transition function would have
  * made from the same rows.  user_id is a NULL of the table's user id type:
  * a state keyed by another type (another byte order, version, or id type)
- * is refused, whatever its users; a NULL state adds nothing.
+ * is refused, whatever its users; a NULL state adds nothing.  An input may
+ * instead be a partition's sums (uldp_shard.user_sums), from shards that
+ * keep only their own users: they add up, and the state holds only them.
  */
 Datum
 uldp_user_merge_transfn(PG_FUNCTION_ARGS)
@@ -313,17 +341,28 @@ uldp_user_merge_transfn(PG_FUNCTION_ARGS)
 	UldpState  *state = PG_ARGISNULL(0) ? transition_state(fcinfo, 2, false) :
 		(UldpState *) PG_GETARG_POINTER(0);
 	UldpTableHeader header;
+	UldpPartitionSums sums;
 	const char *users;
 
 	if (PG_ARGISNULL(1))
 		PG_RETURN_POINTER(state);
-	users = uldp_user_table_read_header(PG_GETARG_BYTEA_PP(1), &header);
+	if (uldp_partition_sums_from_bytea(PG_GETARG_BYTEA_PP(1), &sums))
+	{
+		header.key_byval = sums.key_byval;
+		header.key_typlen = sums.key_typlen;
+		users = NULL;
+	}
+	else
+		users = uldp_user_table_read_header(PG_GETARG_BYTEA_PP(1), &header);
 	if (header.key_byval != state->key_byval || header.key_typlen != state->key_typlen)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("per-user state keyed by another user id type"),
 				 errhint("Make the shards' user id column the same type as the coordinator's.")));
-	uldp_user_table_merge(&state->table, users, header.nusers);
+	if (users == NULL)
+		add_sums(state, &sums);
+	else
+		uldp_user_table_merge(&state->table, users, header.nusers);
 	PG_RETURN_POINTER(state);
 }
 
@@ -359,6 +398,8 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 	}
 	uldp_user_table_flush(&state2->table);
 	uldp_user_table_add_table(&state1->table, &state2->table);
+	if (state2->has_sums)
+		add_sums(state1, &state2->sums);
 	PG_RETURN_POINTER(state1);
 }
 
@@ -380,6 +421,8 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 	header.key_byval = state->key_byval;
 	header.key_typlen = state->key_typlen;
 	header.nusers = uldp_user_table_users(&state->table);
+	header.has_sums = state->has_sums;
+	header.sums = state->sums;
 	cursor = VARDATA(result);
 	memcpy(cursor, &header, sizeof(header));
 	cursor += sizeof(header);
@@ -411,6 +454,8 @@ uldp_user_deserialfn(PG_FUNCTION_ARGS)
 	state = state_create(aggcontext, &header.params, header.key_byval,
 						 header.key_typlen, uldp_release_bounded(fcinfo), INITIAL_USERS);
 	state->chunk_bytes = size;
+	state->has_sums = header.has_sums;
+	state->sums = header.sums;
 	check_memory(state, state->table.users->size);
 	chunk = MemoryContextAllocHuge(aggcontext, size);
 	memcpy(chunk, VARDATA_ANY(serialized), size);
@@ -420,12 +465,31 @@ uldp_user_deserialfn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(state);
 }
 
+/*
+ * The shards' sums a state merged, or NULL if it holds users.  A state
+ * that merged both is refused: no rewrite makes one.
+ */
+const UldpPartitionSums *
+uldp_state_partition_sums(UldpState *state)
+{
+	state_settle(state);
+	if (!state->has_sums)
+		return NULL;
+	if (uldp_user_table_users(&state->table) > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a release cannot merge both per-user states and partitions' sums"),
+				 errhint("Merge the states of uldp_shard.user_rows or the sums of uldp_shard.user_sums, not both.")));
+	return &state->sums;
+}
+
 /* The number of distinct users in a state. */
 int64
 uldp_state_users(UldpState *state)
 {
-	state_settle(state);
-	return uldp_user_table_users(&state->table);
+	const UldpPartitionSums *sums = uldp_state_partition_sums(state);
+
+	return sums != NULL ? sums->users : uldp_user_table_users(&state->table);
 }
 
 /*

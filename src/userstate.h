@@ -9,6 +9,7 @@
 #ifndef ULDP_USERSTATE_H
 #define ULDP_USERSTATE_H
 
+#include "fixedsum.h"
 #include "params.h"
 #include "usertable.h"
 
@@ -23,5 +24,6 @@ extern double uldp_user_state_fixed_bytes(void);
 extern double *uldp_state_user_means(UldpState *state, int64 *nusers);
 extern double *uldp_state_user_totals(UldpState *state, int64 *nusers);
 extern int64 uldp_state_users(UldpState *state);
+extern const UldpPartitionSums *uldp_state_partition_sums(UldpState *state);
 
 #endif							/* ULDP_USERSTATE_H */

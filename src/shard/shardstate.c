@@ -2,7 +2,9 @@
  *
  * shardstate.c
  *	  The state aggregates of uldp_shard: a partition's rows grouped by user,
- *	  each user's row count and sum, serialized for the coordinator.
+ *	  each user's row count and sum, serialized for the coordinator
+ *	  (user_rows), or only their number and the fixed-point sum of their
+ *	  clipped values (user_sums).
  *
  * A coordinator that releases over a table partitioned by its privacy unit
  * into postgres_fdw partitions pushes one of these aggregates down to each
@@ -25,6 +27,14 @@
  * size, never on its rows.  The bound is also what keeps a state within
  * the 1 GB a value may take.
  *
+ * user_sums serves releases with public bounds over shards that keep only
+ * their own users (the coordinator filters each partition's rows to the
+ * user ids that hash to it: partition_member): the coordinator then needs
+ * no user, only each partition's number of users and the exact
+ * fixed-point sum of their clipped averages or totals (fixedsum.c), which
+ * add up to those of the whole table.  Its work no longer grows with the
+ * users.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -37,6 +47,8 @@
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 
+#include "fixedsum.h"
+#include "params.h"
 #include "shardbound.h"
 #include "usertable.h"
 
@@ -55,6 +67,9 @@ typedef struct ShardState
 } ShardState;
 
 PG_FUNCTION_INFO_V1(uldp_shard_rows_transfn);
+PG_FUNCTION_INFO_V1(uldp_shard_sums_transfn);
+PG_FUNCTION_INFO_V1(uldp_shard_sums_bool_transfn);
+PG_FUNCTION_INFO_V1(uldp_shard_sums_finalfn);
 PG_FUNCTION_INFO_V1(uldp_shard_rows_bool_transfn);
 PG_FUNCTION_INFO_V1(uldp_shard_rows_finalfn);
 PG_FUNCTION_INFO_V1(uldp_shard_rows_combinefn);
@@ -74,34 +89,89 @@ state_create(MemoryContext context, Oid user_type, double lower, double upper)
 	return state;
 }
 
+static void
+check_bounds(double lower, double upper, const char *function)
+{
+	if (isnan(lower) || isnan(upper) || lower > upper)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("uldp_shard.%s needs bounds lower <= upper", function),
+				 errhint("Pass the clamping bounds as two numbers, lower first.")));
+}
+
+/* What user_sums(value, user_id, lower, upper, average, max_rows) sums. */
+typedef struct SumsArgs
+{
+	double		lower;
+	double		upper;
+	bool		average;
+} SumsArgs;
+
 /*
- * The state of the first row: the bounds are arguments 3 and 4, public
- * constants that the coordinator writes into the query it ships.
+ * The constant arguments of user_sums, read from the call (the final
+ * function of a partition without rows has no state, and a parallel
+ * partial state none of them): constants the coordinator writes into the
+ * query it ships.
+ */
+static SumsArgs
+sums_args(FunctionCallInfo fcinfo)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	Const	   *args[3];
+	SumsArgs	result;
+
+	for (int i = 0; i < 3; i++)
+	{
+		args[i] = (Const *) lfirst_node(TargetEntry, list_nth_cell(aggref->args, 2 + i))->expr;
+		if (!IsA(args[i], Const) || args[i]->constisnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the bounds and average of uldp_shard.user_sums must be constants")));
+	}
+	result.lower = DatumGetFloat8(args[0]->constvalue);
+	result.upper = DatumGetFloat8(args[1]->constvalue);
+	result.average = DatumGetBool(args[2]->constvalue);
+	check_bounds(result.lower, result.upper, "user_sums");
+	return result;
+}
+
+/*
+ * The state of the first row.  user_rows: the bounds are arguments 3 and
+ * 4, public constants that the coordinator writes into the query it ships,
+ * and its rows are clamped to them.  user_sums (sums): a mean's rows are
+ * clamped to its bounds, a sum's only to +-ULDP_MAX_MAGNITUDE, as the
+ * coordinator's transition functions clamp them.
  */
 static ShardState *
-first_state(FunctionCallInfo fcinfo)
+first_state(FunctionCallInfo fcinfo, bool sums)
 {
-	MemoryContext aggcontext = uldp_shard_aggregate_context(fcinfo, "uldp_shard.user_rows");
+	const char *function = sums ? "user_sums" : "user_rows";
+	MemoryContext aggcontext = uldp_shard_aggregate_context(fcinfo, function);
 	double		lower;
 	double		upper;
 
-	uldp_shard_check_rows(fcinfo, 4);
+	uldp_shard_check_rows(fcinfo, sums ? 5 : 4);
+	if (sums)
+	{
+		SumsArgs	args = sums_args(fcinfo);
 
-	if (PG_ARGISNULL(3) || PG_ARGISNULL(4) ||
-		isnan(lower = PG_GETARG_FLOAT8(3)) || isnan(upper = PG_GETARG_FLOAT8(4)) ||
-		lower > upper)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("uldp_shard.user_rows needs bounds lower <= upper"),
-				 errhint("Pass the clamping bounds as two numbers, lower first.")));
+		lower = args.average ? args.lower : -ULDP_MAX_MAGNITUDE;
+		upper = args.average ? args.upper : ULDP_MAX_MAGNITUDE;
+	}
+	else
+	{
+		lower = PG_ARGISNULL(3) ? NAN : PG_GETARG_FLOAT8(3);
+		upper = PG_ARGISNULL(4) ? NAN : PG_GETARG_FLOAT8(4);
+		check_bounds(lower, upper, function);
+	}
 	return state_create(aggcontext, get_fn_expr_argtype(fcinfo->flinfo, 2),
 						lower, upper);
 }
 
 static Datum
-add_row(FunctionCallInfo fcinfo, double value)
+add_row(FunctionCallInfo fcinfo, double value, bool sums)
 {
-	ShardState *state = PG_ARGISNULL(0) ? first_state(fcinfo) :
+	ShardState *state = PG_ARGISNULL(0) ? first_state(fcinfo, sums) :
 		(ShardState *) PG_GETARG_POINTER(0);
 	uint64		id;
 
@@ -117,14 +187,28 @@ add_row(FunctionCallInfo fcinfo, double value)
 Datum
 uldp_shard_rows_transfn(PG_FUNCTION_ARGS)
 {
-	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_FLOAT8(1));
+	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_FLOAT8(1), false);
 }
 
 /* rows_bool_transfn(state, value boolean, user_id, lower, upper, max_rows): 1 or 0 */
 Datum
 uldp_shard_rows_bool_transfn(PG_FUNCTION_ARGS)
 {
-	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_BOOL(1) ? 1 : 0);
+	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_BOOL(1) ? 1 : 0, false);
+}
+
+/* sums_transfn(state, value float8, user_id, lower, upper, average, max_rows) */
+Datum
+uldp_shard_sums_transfn(PG_FUNCTION_ARGS)
+{
+	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_FLOAT8(1), true);
+}
+
+/* sums_bool_transfn(state, value boolean, user_id, lower, upper, average, max_rows) */
+Datum
+uldp_shard_sums_bool_transfn(PG_FUNCTION_ARGS)
+{
+	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_BOOL(1) ? 1 : 0, true);
 }
 
 /*
@@ -148,6 +232,48 @@ uldp_shard_rows_finalfn(PG_FUNCTION_ARGS)
 	uldp_user_table_flush(&state->table);
 	PG_RETURN_BYTEA_P(uldp_user_table_to_bytea(&state->table, state->key_byval,
 											   state->key_typlen));
+}
+
+/*
+ * The partition's users and the fixed-point sum of their values: each
+ * user's average (or total), clamped to the bounds as the coordinator's
+ * release clamps it (userstate.c, a NaN from +Inf + -Inf being 0), on the
+ * grid of the release with these bounds (fixedsum.c).
+ */
+Datum
+uldp_shard_sums_finalfn(PG_FUNCTION_ARGS)
+{
+	SumsArgs	args = sums_args(fcinfo);
+	UldpPartitionSums sums;
+	ShardState *state;
+	users_iterator iterator;
+	UldpUser   *user;
+
+	sums.users = 0;
+	sums.average = args.average;
+	sums.sum = uldp_fixed_sum_public(args.lower, args.upper, args.average);
+	if (PG_ARGISNULL(0))
+	{
+		uldp_shard_check_rows(fcinfo, 5);
+		get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, 2), &sums.key_typlen,
+						&sums.key_byval);
+		PG_RETURN_BYTEA_P(uldp_partition_sums_to_bytea(&sums));
+	}
+	state = (ShardState *) PG_GETARG_POINTER(0);
+	sums.key_byval = state->key_byval;
+	sums.key_typlen = state->key_typlen;
+	uldp_user_table_flush(&state->table);
+	users_start_iterate(state->table.users, &iterator);
+	while ((user = users_iterate(state->table.users, &iterator)) != NULL)
+	{
+		double		value = args.average ? user->sum / (double) user->count : user->sum;
+
+		if (isnan(value))
+			value = 0;
+		uldp_fixed_sum_add(&sums.sum, Min(Max(value, args.lower), args.upper));
+		sums.users++;
+	}
+	PG_RETURN_BYTEA_P(uldp_partition_sums_to_bytea(&sums));
 }
 
 Datum

@@ -67,6 +67,60 @@ CREATE AGGREGATE uldp_shard.user_rows(boolean, anyelement, float8, float8, bigin
     PARALLEL = SAFE
 );
 
+-- user_sums(value, user_id, lower, upper, average, max_rows): for releases
+-- with public bounds, the partition's number of users and the exact
+-- fixed-point sum of their values, each user's average (average true: rows
+-- clamped to [lower, upper]) or total (rows kept whole), clamped to
+-- [lower, upper], on the grid of a release with these bounds; NULL and NaN
+-- values are skipped.  It is all the coordinator needs when the shards'
+-- users are disjoint (partition_member filters them), and it does not grow
+-- with the users.  lower, upper and average must be constants; max_rows is
+-- user_rows'.
+CREATE FUNCTION uldp_shard.sums_transfn(internal, float8, anyelement, float8, float8, boolean, bigint)
+RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_sums_transfn'
+LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION uldp_shard.sums_bool_transfn(internal, boolean, anyelement, float8, float8, boolean, bigint)
+RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_sums_bool_transfn'
+LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION uldp_shard.sums_finalfn(internal, float8, anyelement, float8, float8, boolean, bigint)
+RETURNS bytea AS 'MODULE_PATHNAME', 'uldp_shard_sums_finalfn'
+LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION uldp_shard.sums_bool_finalfn(internal, boolean, anyelement, float8, float8, boolean, bigint)
+RETURNS bytea AS 'MODULE_PATHNAME', 'uldp_shard_sums_finalfn'
+LANGUAGE C PARALLEL SAFE;
+
+CREATE AGGREGATE uldp_shard.user_sums(float8, anyelement, float8, float8, boolean, bigint) (
+    SFUNC = uldp_shard.sums_transfn,
+    STYPE = internal,
+    FINALFUNC = uldp_shard.sums_finalfn,
+    FINALFUNC_EXTRA,
+    COMBINEFUNC = uldp_shard.rows_combinefn,
+    SERIALFUNC = uldp_shard.rows_serialfn,
+    DESERIALFUNC = uldp_shard.rows_deserialfn,
+    PARALLEL = SAFE
+);
+
+CREATE AGGREGATE uldp_shard.user_sums(boolean, anyelement, float8, float8, boolean, bigint) (
+    SFUNC = uldp_shard.sums_bool_transfn,
+    STYPE = internal,
+    FINALFUNC = uldp_shard.sums_bool_finalfn,
+    FINALFUNC_EXTRA,
+    COMBINEFUNC = uldp_shard.rows_combinefn,
+    SERIALFUNC = uldp_shard.rows_serialfn,
+    DESERIALFUNC = uldp_shard.rows_deserialfn,
+    PARALLEL = SAFE
+);
+
+-- partition_member(user_id, modulus, remainder): whether PostgreSQL routes
+-- user_id to the hash partition FOR VALUES WITH (MODULUS modulus, REMAINDER
+-- remainder) of a table partitioned by hash on that one column (with the
+-- type's default hash operator class).  The coordinator filters each
+-- partition's rows by it before user_sums, so that a user counts in one
+-- partition only.
+CREATE FUNCTION uldp_shard.partition_member(user_id anyelement, modulus integer, remainder integer)
+RETURNS boolean AS 'MODULE_PATHNAME', 'uldp_shard_partition_member'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 -- For grouped releases, one value per (user, group) pair, grouped by the
 -- coordinator's query: user_mean(value, lower, upper) is the mean of the
 -- pair's rows clamped to [lower, upper], user_total(value) their total

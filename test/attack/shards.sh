@@ -119,9 +119,31 @@ is "$(cq -c "SELECT count(*) FROM uldp.ledger_data WHERE role = 'postgres' AND f
 PLAN="$(cq -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits")"
 is "$(grep -c 'Async Foreign Scan' <<<"$PLAN")" 3 "a. a release over the sharded table reads 3 async foreign scans" \
     || diag "$PLAN"
-is "$(grep -c 'Remote SQL: SELECT uldp_shard.user_rows(amount, user_id, 0::double precision, 100::double precision, 3000000::bigint) FROM public.visits$' <<<"$PLAN")" 3 \
-    "a. each runs the state aggregate on its shard, with the bounds and uldp.max_partition_rows" || diag "$PLAN"
-is "$(grep -c 'uldp.user_dp_mean' <<<"$PLAN")" 1 "a. and the coordinator merges them with uldp.user_dp_mean"
+for r in 0 1 2; do
+    is "$(grep -c "Remote SQL: SELECT uldp_shard.user_sums(amount, user_id, 0::double precision, 100::double precision, true, 3000000::bigint) FILTER (WHERE uldp_shard.partition_member(user_id, 3, $r)) FROM public.visits\$" <<<"$PLAN")" 1 \
+        "a. partition $r's shard sums its own users' clipped means (bounds, uldp.max_partition_rows, its hash remainder)" || diag "$PLAN"
+done
+is "$(grep -c 'uldp.user_dp_mean' <<<"$PLAN")" 1 "a. and the coordinator adds the sums with uldp.user_dp_mean"
+PLAN="$(cq -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT user_dp_mean(amount, user_id, 0.5) FROM visits")"
+is "$(grep -c 'Remote SQL: SELECT uldp_shard.user_rows(amount, user_id, (-1e+300)::double precision, 1e+300::double precision, 3000000::bigint) FROM public.visits$' <<<"$PLAN")" 3 \
+    "a. without bounds, each shard sends its per-user state instead (the interval needs every user)" || diag "$PLAN"
+# partition_member routes ids as PostgreSQL's hash partitioning does (bigint, integer and text keys)
+cq -c "CREATE TABLE member_int (u integer) PARTITION BY HASH (u)" -c "CREATE TABLE member_text (u text) PARTITION BY HASH (u)" \
+    >/dev/null || exit 1
+is "$(cq -c "SELECT count(*) FROM generate_series(-30000, 30000) g, generate_series(0, 4) r
+             WHERE uldp_shard.partition_member(g::bigint, 5, r) <> satisfies_hash_partition('visits'::regclass, 5, r, g::bigint)
+                OR uldp_shard.partition_member(g::integer, 5, r) <> satisfies_hash_partition('member_int'::regclass, 5, r, g::integer)
+                OR uldp_shard.partition_member('u' || g, 5, r) <> satisfies_hash_partition('member_text'::regclass, 5, r, 'u' || g)")" 0 \
+   "a. partition_member agrees with satisfies_hash_partition on 60001 ids of three types, modulus 5"
+# a row written on a shard directly, for a user id that hashes to another partition, is not counted
+# twice: each shard keeps its own users (the sums), and the per-user merge sees one user
+STRAY="$(cq -c "SELECT g FROM generate_series(1000000, 1000100) g WHERE NOT satisfies_hash_partition('visits'::regclass, 3, 0, g::bigint) LIMIT 1")"
+SEEN="$(cq -c "SELECT user_id FROM visits_local WHERE NOT satisfies_hash_partition('visits'::regclass, 3, 0, user_id) LIMIT 1")"
+spsql 0 -q -c "INSERT INTO visits (user_id, amount, country, ordered_at) VALUES ($STRAY, 10, 'C1', '2026-03-01'), ($SEEN, 10, 'C1', '2026-03-01')" || exit 1
+is "$(cq -c "SELECT count(*) FROM visits") $(seeded "SELECT user_dp_count(user_id, 0.3), user_dp_sum(amount, user_id, 0.5, 0, 2000) FROM visits")" \
+   "$(cq -c "SELECT count(*) + 2 FROM visits_local") $(seeded "SELECT user_dp_count(user_id, 0.3), user_dp_sum(amount, user_id, 0.5, 0, 2000) FROM visits_local")" \
+   "a. with 2 stray rows on shard 0 (one a new user), the sums count and add up each user of its own partition only"
+spsql 0 -q -c "DELETE FROM visits WHERE user_id IN ($STRAY, $SEEN) AND amount = 10 AND ordered_at = '2026-03-01' AND country = 'C1'" || exit 1
 for c in "user_dp_mean(amount, user_id, 0.5, 0, 100)" "user_dp_mean(amount, user_id, 1)" \
          "user_dp_sum(amount, user_id, 0.5, 0, 2000)" "user_dp_count(user_id, 0.3)" \
          "user_dp_mean(amount > 20, user_id, 0.5, 0, 1) FILTER (WHERE country = 'C1'), user_dp_count(user_id, 0.3)" \
