@@ -146,7 +146,8 @@ static ShardState *
 first_state(FunctionCallInfo fcinfo, bool sums)
 {
 	const char *function = sums ? "user_sums" : "user_rows";
-	MemoryContext aggcontext = uldp_shard_aggregate_context(fcinfo, function);
+	MemoryContext aggcontext = uldp_shard_aggregate_context(fcinfo,
+															psprintf("uldp_shard.%s", function));
 	double		lower;
 	double		upper;
 
@@ -324,13 +325,18 @@ uldp_shard_rows_deserialfn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(state);
 }
 
-/* state_summary(state bytea, OUT users bigint, OUT rows numeric, OUT total float8) */
+/*
+ * state_summary(state bytea, OUT users bigint, OUT rows numeric, OUT total float8):
+ * for a partition's sums (user_sums), its users, no rows and the sum of
+ * their clipped values as its grid holds it.
+ */
 Datum
 uldp_shard_state_summary(PG_FUNCTION_ARGS)
 {
 	bytea	   *value = PG_GETARG_BYTEA_PP(0);
 	UldpTableHeader header;
-	const char *cursor = uldp_user_table_read_header(value, &header);
+	UldpPartitionSums sums;
+	const char *cursor;
 	uint64		rows = 0;
 	double		total = 0;
 	TupleDesc	tupdesc;
@@ -339,6 +345,16 @@ uldp_shard_state_summary(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
+	if (uldp_partition_sums_from_bytea(value, &sums))
+	{
+		values[0] = Int64GetDatum(sums.users);
+		nulls[1] = true;
+		values[2] = Float8GetDatum(sums.sum.centre * (double) sums.users +
+								   sums.sum.grid * (double) sums.sum.sum);
+		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
+														  values, nulls)));
+	}
+	cursor = uldp_user_table_read_header(value, &header);
 	for (int64 i = 0; i < header.nusers; i++)
 	{
 		uint32		count;

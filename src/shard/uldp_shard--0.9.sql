@@ -180,7 +180,8 @@ CREATE AGGREGATE uldp_shard.partition_check(max_rows bigint) (
     FINALFUNC = uldp_shard.partition_check_finalfn, PARALLEL = SAFE);
 
 -- state_summary(state): what a per-user state holds, for the DBA checking a
--- shard: its users, their rows and the sum of their sums.
+-- shard: its users, their rows and the sum of their sums; for a partition's
+-- sums (user_sums), its users, NULL rows and the sum of their clipped values.
 CREATE FUNCTION uldp_shard.state_summary(state bytea,
     OUT users bigint, OUT rows numeric, OUT total float8)
 AS 'MODULE_PATHNAME', 'uldp_shard_state_summary'

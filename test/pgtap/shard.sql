@@ -1,5 +1,6 @@
 -- test/pgtap/shard.sql -- uldp_shard, the shard-side extension (doc/scale-out.md): its objects and
--- privileges, and what its state aggregate user_rows keeps per user, serially and in parallel.
+-- privileges, what its state aggregate user_rows keeps per user and user_sums per partition,
+-- serially and in parallel, and partition_member's routing of user ids.
 -- Releases nothing, so everything runs in one transaction that is rolled back.
 \set prefix uldp_tap_shard_
 \ir ../lib/prelude.sql
@@ -17,7 +18,7 @@ BEGIN
 END
 $$;
 
-SELECT plan(34);
+SELECT plan(47);
 
 -- ---------------------------------------------------------------------------
 -- objects and privileges
@@ -72,6 +73,43 @@ SELECT is((SELECT length(uldp_shard.user_rows(v, user_id::int8, -10, 10, NULL)) 
           (SELECT length(uldp_shard.user_rows(v, user_id::text, -10, 10, NULL)) FROM uldp_tap_shard_rows WHERE user_id = 1),
     'whatever the id type, a user takes 20 bytes');
 
+-- what a partition's sums hold: its users and the fixed-point sum of their clipped values
+SELECT is_aggregate('uldp_shard', 'user_sums',
+    ARRAY['double precision', 'anyelement', 'double precision', 'double precision', 'boolean', 'bigint'],
+    'user_sums(value float8, user_id, lower, upper, average, max_rows) is an aggregate');
+SELECT results_eq(
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, -10, 10, true, NULL))).* FROM uldp_tap_shard_rows$$,
+    $$VALUES (4::bigint, NULL::numeric, 3 + 0 + 10 - 10::float8)$$,
+    'user_sums, averages: each user''s mean of rows clamped to the bounds; NULL and NaN values and NULL ids skipped');
+SELECT results_eq(
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, -10, 10, false, NULL))).* FROM uldp_tap_shard_rows$$,
+    $$VALUES (4::bigint, NULL::numeric, 6 + 0 + 10 - 10::float8)$$,
+    'user_sums, totals: each user''s whole total, then clamped to the bounds');
+SELECT results_eq(
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(flag, user_id, 0, 1, true, NULL))).* FROM uldp_tap_shard_rows$$,
+    $$VALUES (5::bigint, NULL::numeric, 3.5::float8)$$,
+    'user_sums of booleans: 1 and 0');
+SELECT results_eq(
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, 0, 1, true, NULL))).* FROM uldp_tap_shard_rows WHERE false$$,
+    $$VALUES (0::bigint, NULL::numeric, 0::float8)$$,
+    'user_sums over no rows: no users, not NULL');
+SELECT is((SELECT length(uldp_shard.user_sums(v, user_id, -10, 10, false, NULL)) FROM uldp_tap_shard_rows),
+          (SELECT length(uldp_shard.user_sums(v, user_id, -10, 10, false, NULL)) FROM uldp_tap_shard_rows WHERE false),
+    'a partition''s sums take the same bytes whatever its users');
+SELECT throws_ok($$SELECT uldp_shard.user_sums(v, user_id, 1, 0, true, NULL) FROM uldp_tap_shard_rows$$,
+    '22023', 'uldp_shard.user_sums needs bounds lower <= upper', 'user_sums refuses bounds in the wrong order');
+SELECT throws_ok($$SELECT uldp_shard.user_sums(v, user_id, 0, v, true, NULL) FROM uldp_tap_shard_rows$$,
+    '22023', 'the bounds and average of uldp_shard.user_sums must be constants', 'user_sums refuses bounds read from rows');
+SELECT throws_ok($$SELECT uldp_shard.user_sums(v, user_id, 0, 1, true, 225) FROM uldp_tap_shard_rows WHERE v > 1e10$$,
+    '54000', NULL, 'user_sums checks the row bound as user_rows does, whatever the rows');
+-- partition_member: each id belongs to exactly one remainder
+SELECT is((SELECT count(*) FROM generate_series(-2000, 2000) g
+           WHERE (SELECT count(*) FROM generate_series(0, 6) r WHERE uldp_shard.partition_member(g, 7, r)) <> 1),
+    0::bigint, 'partition_member puts each of 4001 ids in exactly one of 7 partitions');
+SELECT is(uldp_shard.partition_member(NULL::bigint, 3, 0), NULL, 'partition_member of NULL is NULL (the row is skipped)');
+SELECT throws_ok($$SELECT uldp_shard.partition_member(1, 3, 3)$$,
+    '22023', 'a hash partition needs 0 <= remainder < modulus', 'partition_member refuses a remainder beyond the modulus');
+
 -- what grouped releases read: one value per (user, group), here per user
 SELECT results_eq(
     $$SELECT user_id, uldp_shard.user_mean(v, -10, 10), uldp_shard.user_total(v)
@@ -124,6 +162,10 @@ SELECT results_eq(
     $$SELECT * FROM uldp_tap_shard_serial$$,
     $$SELECT count(DISTINCT user_id), count(*)::numeric, sum(least(v, 50)) FROM uldp_tap_shard_big$$,
     'and they are the table''s users, rows and clamped sum');
+SELECT results_eq(
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, 0, 50, false, NULL))).* FROM uldp_tap_shard_big$$,
+    $$SELECT count(*), NULL::numeric, sum(least(t, 50)) FROM (SELECT sum(v) t FROM uldp_tap_shard_big GROUP BY user_id) u$$,
+    'user_sums in parallel: the users and the sum of their clamped totals');
 RESET max_parallel_workers_per_gather;
 
 -- ---------------------------------------------------------------------------
