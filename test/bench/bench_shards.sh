@@ -8,24 +8,24 @@
 # same rows in visits_local on the coordinator, and visits_share, the rows of one partition, on
 # the coordinator. Times, with jit = off, the median of RUNS runs after a warm-up, interleaved:
 #   plain avg       SELECT avg(amount) FROM visits_local
-#   one node        SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits_local
-#   one share       the same FROM visits_share (one node, one shard's rows: the weak-scaling base)
-#   shipping rows   the same FROM (SELECT * FROM visits OFFSET 0) v, as the superuser: the
-#                   coordinator reads every row from the shards (what uldp does when it cannot
-#                   rewrite a release)
-#   analyst         the same FROM visits, as an analyst without SELECT on it: rewritten into the
-#                   merge of the partitions' pushed-down uldp_shard.user_rows states (an async
-#                   foreign scan per shard), merged by user id on the coordinator
-#   one state       one partition's state alone, computed on its shard and fetched (the other
-#                   shards idle): what each shard's part would take on a machine of its own
-#   merge           uldp.user_dp_mean over the 3 states stored in a table on the coordinator:
-#                   the coordinator's part
+#   bounded mean    SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM
+#                   visits_local (one node), visits_share (one node, one shard's rows: the
+#                   weak-scaling base), (SELECT * FROM visits OFFSET 0) v as the superuser
+#                   (shipping every row, what uldp does when it cannot rewrite a release), and
+#                   visits as an analyst without SELECT on it: rewritten into the sum of the
+#                   partitions' pushed-down uldp_shard.user_sums (an async foreign scan per
+#                   shard; the coordinator adds 3 sums); and one shard's sums alone, computed on
+#                   its shard and fetched (the other shards idle): what each shard's part would
+#                   take on a machine of its own
+#   count           user_dp_count(user_id, 0.3), one node and the analyst (sums too)
+#   unbounded mean  user_dp_mean(amount, user_id, 0.5): one node, one share, the analyst
+#                   (merging the partitions' per-user uldp_shard.user_rows states by user id on
+#                   the coordinator: the private interval needs every user), one state alone, and
+#                   uldp.user_dp_mean over the 3 states stored on the coordinator (its part)
 #   grouped         by country (50 groups): PostgreSQL's avg and user_dp_mean on one node, and the
 #                   analyst's over the shards (the shards return one value per user and country)
-# The projection to 3 machines, one state + merge, is the weak-scaling figure this machine can
-# give: here the shards' scans compete for the same 2 cores.
-# and the size of the states the shards send. All clusters share this machine's cores, so the
-# shards do not add CPU: the figures show the protocol's cost, not a cluster's speed-up.
+# The projections to 3 machines (one shard's part + the coordinator's) are the weak-scaling
+# figures this machine can give: here the shards' scans compete for the same 2 cores.
 # Writes doc/benchmark-shards.md.
 #
 # Usage: bash test/bench/bench_shards.sh
@@ -61,15 +61,22 @@ for i in 0 1 2; do cpsql -q -c "ALTER SERVER shard_$i OPTIONS (ADD extensions 'u
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 RELEASE='SELECT user_dp_mean(amount, user_id, 0.5, 0, 100) FROM'
-# name|query|role (empty: the superuser)
+UNBOUNDED='SELECT user_dp_mean(amount, user_id, 0.5) FROM'
+# name|query|role (empty: the superuser); the report below refers to them by index
 QUERIES=(
     "plain avg (one node)|SELECT avg(amount) FROM visits_local|"
-    "user_dp_mean, one node|$RELEASE visits_local|"
-    "user_dp_mean, one node, one shard's rows|$RELEASE visits_share|"
-    "user_dp_mean, shipping rows from 3 shards|$RELEASE (SELECT * FROM visits OFFSET 0) v|"
-    "user_dp_mean by an analyst, merging 3 shards' states|$RELEASE visits|analyst"
-    "one shard's state alone, pushed down and fetched|SELECT length(uldp_shard.user_rows(amount, user_id, 0, 100, NULL)) FROM visits_p0|"
-    "uldp.user_dp_mean merging 3 stored states (the coordinator's part)|SELECT uldp.user_dp_mean(s, NULL::bigint, 0.5, 0, 100) FROM visits_states|"
+    "user_dp_mean with bounds, one node|$RELEASE visits_local|"
+    "user_dp_mean with bounds, one node, one shard's rows|$RELEASE visits_share|"
+    "user_dp_mean with bounds, shipping rows from 3 shards|$RELEASE (SELECT * FROM visits OFFSET 0) v|"
+    "user_dp_mean with bounds by an analyst, adding 3 shards' sums|$RELEASE visits|analyst"
+    "one shard's sums alone, pushed down and fetched|SELECT length(uldp_shard.user_sums(amount, user_id, 0, 100, true, NULL) FILTER (WHERE uldp_shard.partition_member(user_id, 3, 0))) FROM visits_p0|"
+    "user_dp_count, one node|SELECT user_dp_count(user_id, 0.3) FROM visits_local|"
+    "user_dp_count by an analyst, adding 3 shards' counts|SELECT user_dp_count(user_id, 0.3) FROM visits|analyst"
+    "user_dp_mean without bounds, one node|$UNBOUNDED visits_local|"
+    "user_dp_mean without bounds, one node, one shard's rows|$UNBOUNDED visits_share|"
+    "user_dp_mean without bounds by an analyst, merging 3 shards' per-user states|$UNBOUNDED visits|analyst"
+    "one shard's per-user state alone, pushed down and fetched|SELECT length(uldp_shard.user_rows(amount, user_id, -1e300, 1e300, NULL)) FROM visits_p0|"
+    "uldp.user_dp_mean merging 3 stored per-user states (the coordinator's part)|SELECT uldp.user_dp_mean(s, NULL::bigint, 0.5) FROM visits_states|"
     "grouped by country (50), plain avg (one node)|SELECT country, avg(amount) FROM visits_local GROUP BY country|"
     "grouped by country, user_dp_mean, one node|SELECT country, user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits_local GROUP BY country|"
     "grouped by country, user_dp_mean by an analyst over 3 shards|SELECT country, user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits GROUP BY country|analyst"
@@ -91,7 +98,7 @@ REPORT="# Releases over shards: speed against one node
 
 uldp $(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$ULDP_REPO/uldp.control") (commit $COMMIT), run on $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores shared by the coordinator and 3 shards.
 \`bash test/bench/bench_shards.sh\`: rows over a tenth as many users, hash-partitioned by user into 3 postgres_fdw
-partitions; median of $RUNS runs, ms, jit off; ratio: against \`user_dp_mean\` on one node with all the rows.
+partitions; median of $RUNS runs, ms, jit off; ratio: against the same release on one node with all the rows.
 The analyst's release is the same SQL as on one node; uldp rewrites it (doc/scale-out.md)."
 
 for ROWS in $SIZES; do
@@ -105,9 +112,9 @@ for ROWS in $SIZES; do
         -c 'VACUUM (FREEZE, ANALYZE) visits_local, visits_share' \
         -c "SELECT uldp.protect_table('visits', 'user_id')" \
         -c "CREATE TABLE visits_states AS
-                SELECT uldp_shard.user_rows(amount, user_id, 0, 100, NULL) AS s FROM visits_p0
-                UNION ALL SELECT uldp_shard.user_rows(amount, user_id, 0, 100, NULL) FROM visits_p1
-                UNION ALL SELECT uldp_shard.user_rows(amount, user_id, 0, 100, NULL) FROM visits_p2" >/dev/null
+                SELECT uldp_shard.user_rows(amount, user_id, -1e300, 1e300, NULL) AS s FROM visits_p0
+                UNION ALL SELECT uldp_shard.user_rows(amount, user_id, -1e300, 1e300, NULL) FROM visits_p1
+                UNION ALL SELECT uldp_shard.user_rows(amount, user_id, -1e300, 1e300, NULL) FROM visits_p2" >/dev/null
     for i in 0 1 2; do spsql "$i" -q -c 'VACUUM (FREEZE, ANALYZE) visits'; done
 
     uldp_log "timing $ROWS rows ($RUNS runs, interleaved)"
@@ -133,17 +140,25 @@ for ROWS in $SIZES; do
 | query | ms | ratio |
 |---|---|---|"
     for i in "${!QUERIES[@]}"; do
+        # each release against itself on one node with all the rows
+        base=1
+        [ "$i" -ge 6 ] && base=6
+        [ "$i" -ge 8 ] && base=8
+        [ "$i" -ge 13 ] && base=14
         REPORT+="
-| ${QUERIES[i]%%|*} | ${MEDIAN[i]} | $(ratio "${MEDIAN[i]}" "${MEDIAN[1]}") |"
+| ${QUERIES[i]%%|*} | ${MEDIAN[i]} | $(ratio "${MEDIAN[i]}" "${MEDIAN[base]}") |"
     done
     REPORT+="
 
-The shards send $STATE_BYTES bytes of per-user state in all ($(awk -v b="$STATE_BYTES" -v u="$USERS" 'BEGIN {printf "%.1f", b / u}') bytes a user).
-Weak scaling (3 shards holding 3 times one shard's rows, against one node with one shard's rows):
-$(ratio "${MEDIAN[4]}" "${MEDIAN[2]}") on this machine (goal: at most 1.5); projected to 3 machines (one state + the merge):
-$(awk -v a="${MEDIAN[5]}" -v b="${MEDIAN[6]}" 'BEGIN {printf "%.0f", a + b}') ms, $(ratio "$(awk -v a="${MEDIAN[5]}" -v b="${MEDIAN[6]}" 'BEGIN {print a + b}')" "${MEDIAN[2]}").
-Grouped by country: the analyst's release over the shards takes $(ratio "${MEDIAN[9]}" "${MEDIAN[8]}") times the same release on one node
-($(ratio "${MEDIAN[8]}" "${MEDIAN[7]}") times PostgreSQL's own GROUP BY there)."
+Weak scaling (3 shards holding 3 times one shard's rows, against one node with one shard's rows; goal: at most 1.5):
+- with bounds (the shards' sums): $(ratio "${MEDIAN[4]}" "${MEDIAN[2]}") on this machine; projected to 3 machines (one shard's
+  sums; adding 3 sums on the coordinator takes no measurable time): $(ratio "${MEDIAN[5]}" "${MEDIAN[2]}");
+- without bounds (per-user states, $STATE_BYTES bytes in all, $(awk -v b="$STATE_BYTES" -v u="$USERS" 'BEGIN {printf "%.1f", b / u}') a user):
+  $(ratio "${MEDIAN[10]}" "${MEDIAN[9]}") on this machine; projected (one state + the merge):
+  $(awk -v a="${MEDIAN[11]}" -v b="${MEDIAN[12]}" 'BEGIN {printf "%.0f", a + b}') ms, $(ratio "$(awk -v a="${MEDIAN[11]}" -v b="${MEDIAN[12]}" 'BEGIN {print a + b}')" "${MEDIAN[9]}").
+
+Grouped by country: the analyst's release over the shards takes $(ratio "${MEDIAN[15]}" "${MEDIAN[14]}") times the same release on one node
+($(ratio "${MEDIAN[14]}" "${MEDIAN[13]}") times PostgreSQL's own GROUP BY there)."
 done
 PLAN="$(cpsql -qAt -c "EXPLAIN (VERBOSE, COSTS OFF) $RELEASE visits")"
 REPORT+="
