@@ -1,9 +1,11 @@
 -- uldp 0.8 -> 0.9: releases over shards (doc/scale-out.md).  A table
 -- partitioned by its privacy unit into postgres_fdw partitions keeps its
 -- rows on shards that run the extension uldp_shard; each shard returns its
--- partition's per-user state (uldp_shard.user_rows), and these aggregates
--- merge the states by user id and release exactly as the aggregates of the
--- same name release over local rows: same final functions, same charge.
+-- partition's per-user state (uldp_shard.user_rows), or for counts and
+-- releases with bounds only its users and the sum of their clipped values
+-- (uldp_shard.user_sums), and these aggregates merge the states by user id
+-- (or add the sums) and release exactly as the aggregates of the same name
+-- release over local rows: same final functions, same charge.
 -- Their first argument is a shard's state, their second a NULL of the
 -- table's user id type, then the release's own parameters.
 \echo Use "ALTER EXTENSION uldp UPDATE TO '0.9'" to load this file. \quit

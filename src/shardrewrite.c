@@ -31,7 +31,16 @@
  * clamped on the shards as the local transition functions clamp them
  * (user_dp_mean to its bounds, the others to +-ULDP_MAX_MAGNITUDE), and a
  * count's state ignores the value.  Releases that read the same rows with
- * the same clamping share one state.  Grouped releases run over
+ * the same clamping share one state.
+ *
+ * When the partitions' users are disjoint (shardquery.c,
+ * uldp_shard_users_disjoint: hash partitions on the user id), a count, and
+ * a mean or sum whose bounds are constants, read uldp_shard.user_sums
+ * instead: each branch keeps the user ids that hash to its partition and
+ * returns its number of users and the exact fixed-point sum of their
+ * clipped values, which the same merge aggregates add up.  The coordinator
+ * then does no work per user.  The others need every user's value (their
+ * private interval) and keep the per-user merge.  Grouped releases run over
  * per-(user, group) values instead (shardgroups.c); both build their
  * queries from shardquery.c.
  *
