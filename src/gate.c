@@ -77,6 +77,7 @@
 #include "releasekind.h"
 #include "safe_expr.h"
 #include "shardrewrite.h"
+#include "shardrows.h"
 
 static planner_hook_type previous_planner_hook = NULL;
 static ExecutorStart_hook_type previous_executor_start_hook = NULL;
@@ -457,11 +458,21 @@ gate_query(Query *query, GateContext *context)
 		context->gated = get_rel_name(rte->relid);
 		if (uldp_table_sharded(rte->relid))
 		{
-			if (!uldp_shard_rewrite(query, varno, checks, true, &context->shards, &reason))
-				uldp_gate_refuse_hint(context->gated,
-									  reason ? reason : "It releases nothing.",
-									  "Release with user_dp_mean, user_dp_sum or user_dp_count, without GROUP BY or joins, filtering with expressions the shards can run.");
-			return;				/* the entry is now the shards' states */
+			/*
+			 * The shards compute the release's part, or else send their
+			 * rows, behind a check of their sizes (shardrows.c).
+			 */
+			if (!context->shards.ship_rows &&
+				uldp_shard_rewrite(query, varno, checks, true, &context->shards, &reason))
+				return;			/* the entry is now the shards' states */
+			if (!context->shards.ship_rows && reason == NULL)
+				uldp_gate_refuse(context->gated, "It releases nothing.");
+			if (!uldp_shard_ship_rows(query, varno, checks,
+									  context->shards.ship_rows ? context->shards.why : reason,
+									  &context->shards, &reason))
+				uldp_gate_refuse_hint(context->gated, reason,
+									  "Ask the DBA to install uldp_shard on the coordinator and to turn use_remote_estimate off.");
+			return;				/* the entry is now the partitions' rows */
 		}
 		/* evaluated once, before the scan reads a row: a clause without columns */
 		if (checks != NIL)
@@ -528,8 +539,9 @@ plan_checked(Query *parse, const char *query_string, int cursorOptions, ParamLis
 /*
  * Checks and rewrites a statement, then plans it.  A release rewritten over
  * shards whose states postgres_fdw would not compute on the shards is
- * refused to a role that may not read the table; for one that may, the
- * statement is planned again as written, shipping rows.
+ * planned again: for a role that may not read the table, reading the
+ * partitions' rows behind a check of their sizes (shardrows.c), which the
+ * shards must run, or it is refused; for one that may, as written.
  */
 static PlannedStmt *
 gate_planner(Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams)
@@ -549,9 +561,22 @@ gate_planner(Query *parse, const char *query_string, int cursorOptions, ParamLis
 	if (context.shards.table == NULL ||
 		(unpushed = uldp_shard_unpushed(plan, &context.shards)) == NULL)
 		return plan;
-	if (context.shards.gated)
+	if (context.shards.gated && context.shards.ship_rows)
 		uldp_gate_refuse_hint(context.shards.gated, unpushed,
 							  "Ask the DBA to list uldp_shard in the foreign servers' extensions option.");
+	if (context.shards.gated)
+	{
+		memset(&context, 0, sizeof(context));
+		context.shards.enabled = true;
+		context.shards.ship_rows = true;
+		context.shards.why = unpushed;
+		gate_walker((Node *) original, &context);
+		plan = plan_checked(original, query_string, cursorOptions, boundParams, &context);
+		if ((unpushed = uldp_shard_unpushed(plan, &context.shards)) != NULL)
+			uldp_gate_refuse_hint(context.shards.gated, unpushed,
+								  "Ask the DBA to list uldp_shard in the foreign servers' extensions option.");
+		return plan;
+	}
 	ereport(NOTICE,
 			(errmsg("uldp ships the rows of \"%s\" from its shards", context.shards.table),
 			 errdetail_internal("%s", unpushed),

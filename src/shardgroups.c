@@ -57,10 +57,8 @@
  */
 #include "postgres.h"
 
-#include "access/sysattr.h"
 #include "access/table.h"
 #include "catalog/dependency.h"
-#include "catalog/pg_operator.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
@@ -68,7 +66,6 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
-#include "storage/itemptr.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -279,60 +276,6 @@ pairs_mutator(Node *node, PairContext *context)
 }
 
 /*
- * The size check: (SELECT count(c.checked) FROM (SELECT
- * uldp_shard.partition_check(max_rows) FROM ONLY <each partition> WHERE
- * ctid < '(0,0)' UNION ALL ...) c) IS NOT NULL, always true once every
- * shard has checked that its partition may hold no more than max_rows rows.
- */
-static Node *
-size_check(PairContext *context, Relation parent, int max_rows)
-{
-	Oid			check_args[] = {INT8OID};
-	UldpShardColumns columns = {0};
-	ItemPointer nowhere = palloc0(sizeof(ItemPointerData));
-	Expr	   *no_rows;
-	Query	   *states;
-	Query	   *count = makeNode(Query);
-	RangeTblRef *ref = makeNode(RangeTblRef);
-	SubLink    *sublink = makeNode(SubLink);
-	NullTest   *test = makeNode(NullTest);
-	Var		   *state;
-
-	columns.exprs = list_make1(uldp_make_aggref(shard_aggregate(context, "partition_check", check_args, 1),
-												INT8OID, list_make1(uldp_shard_int8(max_rows)),
-												NULL, InvalidOid));
-	columns.names = list_make1("checked");
-	ItemPointerSet(nowhere, 0, 0);
-	no_rows = make_opclause(TIDLessOperator, BOOLOID, false,
-							(Expr *) makeVar(1, SelfItemPointerAttributeNumber, TIDOID, -1, InvalidOid, 0),
-							(Expr *) makeConst(TIDOID, -1, InvalidOid, sizeof(ItemPointerData),
-											   PointerGetDatum(nowhere), false, false),
-							InvalidOid, InvalidOid);
-	states = uldp_shard_union(parent, &columns, (Node *) no_rows, false, parent->rd_rel->relowner);
-
-	state = makeVar(1, 1, INT8OID, -1, InvalidOid, 0);
-	ref->rtindex = 1;
-	count->commandType = CMD_SELECT;
-	count->querySource = QSRC_ORIGINAL;
-	count->canSetTag = true;
-	count->rtable = list_make1(uldp_shard_subquery_entry(states, "sizes", list_make1(makeString("checked"))));
-	linitial_node(RangeTblEntry, count->rtable)->inFromCl = true;
-	count->jointree = makeFromExpr(list_make1(ref), NULL);
-	count->targetList = list_make1(makeTargetEntry((Expr *) uldp_make_aggref(F_COUNT_ANY, INT8OID,
-																			  list_make1(state), NULL,
-																			  InvalidOid),
-												   1, "partitions", false));
-	count->hasAggs = true;
-	sublink->subLinkType = EXPR_SUBLINK;
-	sublink->subselect = (Node *) count;
-	sublink->location = -1;
-	test->arg = (Expr *) sublink;
-	test->nulltesttype = IS_NOT_NULL;
-	test->location = -1;
-	return (Node *) test;
-}
-
-/*
  * Rewrites the grouped releases of query over its entry varno, a protected
  * table kept on shards, into releases over the pairs the shards compute;
  * false if it cannot (*reason).  shard_aggs gets the aggregates that must
@@ -349,6 +292,7 @@ uldp_shard_rewrite_grouped(Query *query, Index varno, List *checks, int max_rows
 	Relation	parent;
 	Query	   *pairs;
 	Node	   *quals;
+	Node	   *check;
 	List	   *names = NIL;
 	ListCell   *lc;
 
@@ -396,14 +340,16 @@ uldp_shard_rewrite_grouped(Query *query, Index varno, List *checks, int max_rows
 	quals = uldp_shard_shippable(query->jointree->quals, &shipping);
 	parent = table_open(rte->relid, NoLock);
 	pairs = uldp_shard_union(parent, &context.columns, quals, shipping.sublinks, parent->rd_rel->relowner);
-	checks = lappend(checks, size_check(&context, parent, max_rows));
+	check = uldp_shard_size_check(parent, max_rows);
 	table_close(parent, NoLock);
+	if (check == NULL && context.reason == NULL)
+		context.reason = "Extension uldp_shard is not installed on the coordinator: its aggregates must exist here to be shipped.";
 	if ((*reason = context.reason) != NULL)
 		return false;
 
 	query->targetList = (List *) pairs_mutator((Node *) query->targetList, &context);
 	query->havingQual = pairs_mutator(query->havingQual, &context);
-	query->jointree->quals = (Node *) make_ands_explicit(checks);
+	query->jointree->quals = (Node *) make_ands_explicit(lappend(checks, check));
 	query->hasSubLinks = true;
 	foreach(lc, context.columns.names)
 		names = lappend(names, makeString(lfirst(lc)));

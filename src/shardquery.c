@@ -15,6 +15,7 @@
  */
 #include "postgres.h"
 
+#include "access/sysattr.h"
 #include "access/table.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
@@ -22,16 +23,22 @@
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_operator.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "commands/extension.h"
+#include "foreign/foreign.h"
 #include "partitioning/partdesc.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
+#include "storage/itemptr.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/partcache.h"
 #include "utils/regproc.h"
@@ -448,6 +455,36 @@ filter_members(List *exprs, Oid leaf)
 	return (List *) member_filter_mutator((Node *) exprs, &filter);
 }
 
+/* Does postgres_fdw ask the shard for estimates when it plans a scan of relid? */
+static bool
+uses_remote_estimate(Oid relid)
+{
+	ForeignTable *table = GetForeignTable(relid);
+	List	   *options = list_concat(list_copy(GetForeignServer(table->serverid)->options),
+									  table->options);
+	bool		remote = false;
+	ListCell   *lc;
+
+	/* the table's option, listed last, overrides the server's */
+	foreach(lc, options)
+		if (strcmp(lfirst_node(DefElem, lc)->defname, "use_remote_estimate") == 0)
+			remote = defGetBoolean(lfirst_node(DefElem, lc));
+	return remote;
+}
+
+/* The reason a partition of relid would be planned with its shard's estimates, or NULL. */
+const char *
+uldp_shard_remote_estimate_reason(Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, uldp_shard_leaves(relid))
+		if (uses_remote_estimate(lfirst_oid(lc)))
+			return psprintf("Its partition \"%s\" has use_remote_estimate on: planning would ask the shard before the charge.",
+							get_rel_name(lfirst_oid(lc)));
+	return NULL;
+}
+
 /* A subquery's range table entry, with its columns' names (String nodes). */
 RangeTblEntry *
 uldp_shard_subquery_entry(Query *subquery, const char *name, List *colnames)
@@ -545,7 +582,7 @@ branch_query(Relation parent, Oid leaf, const UldpShardColumns *columns, Node *q
 		}
 		branch->targetList = lappend(branch->targetList, tle);
 	}
-	branch->hasAggs = true;
+	branch->hasAggs = contain_agg_clause((Node *) branch->targetList);
 	branch->hasSubLinks = sublinks;
 	table_close(rel, NoLock);
 	return branch;
@@ -621,6 +658,65 @@ uldp_shard_union(Relation parent, const UldpShardColumns *columns, Node *quals, 
 													false));
 	}
 	return query;
+}
+
+/*
+ * The size check: (SELECT count(c.checked) FROM (SELECT
+ * uldp_shard.partition_check(max_rows) FROM ONLY <each partition> WHERE
+ * ctid < '(0,0)' UNION ALL ...) c) IS NOT NULL, always true once every
+ * shard has checked that its partition may hold no more than max_rows rows.
+ * In a statement's WHERE it runs before any partition's rows are read, and
+ * its outcome depends on the partitions' sizes only.  NULL if uldp_shard
+ * is not installed here.
+ */
+Node *
+uldp_shard_size_check(Relation parent, int max_rows)
+{
+	Oid			check_args[] = {INT8OID};
+	Oid			check = uldp_shard_function("uldp_shard", "uldp_shard", "partition_check", check_args, 1);
+	UldpShardColumns columns = {0};
+	ItemPointer nowhere = palloc0(sizeof(ItemPointerData));
+	Expr	   *no_rows;
+	Query	   *states;
+	Query	   *count = makeNode(Query);
+	RangeTblRef *ref = makeNode(RangeTblRef);
+	SubLink    *sublink = makeNode(SubLink);
+	NullTest   *test = makeNode(NullTest);
+	Var		   *state;
+
+	if (!OidIsValid(check))
+		return NULL;
+	columns.exprs = list_make1(uldp_make_aggref(check, INT8OID, list_make1(uldp_shard_int8(max_rows)),
+												NULL, InvalidOid));
+	columns.names = list_make1("checked");
+	ItemPointerSet(nowhere, 0, 0);
+	no_rows = make_opclause(TIDLessOperator, BOOLOID, false,
+							(Expr *) makeVar(1, SelfItemPointerAttributeNumber, TIDOID, -1, InvalidOid, 0),
+							(Expr *) makeConst(TIDOID, -1, InvalidOid, sizeof(ItemPointerData),
+											   PointerGetDatum(nowhere), false, false),
+							InvalidOid, InvalidOid);
+	states = uldp_shard_union(parent, &columns, (Node *) no_rows, false, parent->rd_rel->relowner);
+
+	state = makeVar(1, 1, INT8OID, -1, InvalidOid, 0);
+	ref->rtindex = 1;
+	count->commandType = CMD_SELECT;
+	count->querySource = QSRC_ORIGINAL;
+	count->canSetTag = true;
+	count->rtable = list_make1(uldp_shard_subquery_entry(states, "sizes", list_make1(makeString("checked"))));
+	linitial_node(RangeTblEntry, count->rtable)->inFromCl = true;
+	count->jointree = makeFromExpr(list_make1(ref), NULL);
+	count->targetList = list_make1(makeTargetEntry((Expr *) uldp_make_aggref(F_COUNT_ANY, INT8OID,
+																			  list_make1(state), NULL,
+																			  InvalidOid),
+												   1, "partitions", false));
+	count->hasAggs = true;
+	sublink->subLinkType = EXPR_SUBLINK;
+	sublink->subselect = (Node *) count;
+	sublink->location = -1;
+	test->arg = (Expr *) sublink;
+	test->nulltesttype = IS_NOT_NULL;
+	test->location = -1;
+	return (Node *) test;
 }
 
 /*

@@ -47,9 +47,11 @@ extern Const *uldp_shard_int8(int64 value);
 extern Node *uldp_shard_shippable(Node *node, UldpShipping *shipping);
 extern List *uldp_shard_leaves(Oid relid);
 extern bool uldp_shard_users_disjoint(Oid relid, AttrNumber user);
+extern const char *uldp_shard_remote_estimate_reason(Oid relid);
 extern Query *uldp_shard_union(Relation parent, const UldpShardColumns *columns, Node *quals,
 							   bool sublinks, Oid owner);
 extern RangeTblEntry *uldp_shard_subquery_entry(Query *subquery, const char *name, List *colnames);
+extern Node *uldp_shard_size_check(Relation parent, int max_rows);
 extern void uldp_shard_replace_entry(Query *query, Index varno, RangeTblEntry *entry);
 
 #endif							/* ULDP_SHARDQUERY_H */

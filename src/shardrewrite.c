@@ -137,23 +137,6 @@ is_postgres_fdw_table(Oid relid)
 	return strcmp(GetForeignDataWrapper(server->fdwid)->fdwname, "postgres_fdw") == 0;
 }
 
-/* Does postgres_fdw ask the shard for estimates when it plans a scan of relid? */
-static bool
-uses_remote_estimate(Oid relid)
-{
-	ForeignTable *table = GetForeignTable(relid);
-	List	   *options = list_concat(list_copy(GetForeignServer(table->serverid)->options),
-									  table->options);
-	bool		remote = false;
-	ListCell   *lc;
-
-	/* the table's option, listed last, overrides the server's */
-	foreach(lc, options)
-		if (strcmp(lfirst_node(DefElem, lc)->defname, "use_remote_estimate") == 0)
-			remote = defGetBoolean(lfirst_node(DefElem, lc));
-	return remote;
-}
-
 /*
  * Is relid a postgres_fdw foreign table, or partitioned into leaves that
  * all are?  (It locks the partitions, as planning would.)
@@ -453,19 +436,6 @@ shape_reason(Query *query)
 	return NULL;
 }
 
-/* The reason a partition of relid would be planned with its shard's estimates, or NULL. */
-static const char *
-remote_estimate_reason(Oid relid)
-{
-	ListCell   *lc;
-
-	foreach(lc, uldp_shard_leaves(relid))
-		if (uses_remote_estimate(lfirst_oid(lc)))
-			return psprintf("Its partition \"%s\" has use_remote_estimate on: planning would ask the shard before the charge.",
-							get_rel_name(lfirst_oid(lc)));
-	return NULL;
-}
-
 /*
  * The ungrouped releases of query over its entry varno, rewritten into
  * merges of the shards' per-user states; false if it cannot (*reason).
@@ -553,7 +523,7 @@ uldp_shard_rewrite(Query *query, Index varno, List *checks, bool gated,
 	 * the plan (pushed down or refused) depend on their statistics.
 	 */
 	if (*reason == NULL && gated)
-		*reason = remote_estimate_reason(rte->relid);
+		*reason = uldp_shard_remote_estimate_reason(rte->relid);
 	if (*reason != NULL)
 		return false;
 	if (query->groupClause != NIL)
@@ -737,4 +707,29 @@ uldp_shard_state_scan(ForeignScan *scan, double *max_rows)
 		found = true;
 	}
 	return found;
+}
+
+/*
+ * Does a foreign scan check a partition's size (uldp_shard.partition_check,
+ * shardquery.c)?  Then *max_rows is the bound it checks, as written.
+ */
+bool
+uldp_shard_size_checked(ForeignScan *scan, double *max_rows)
+{
+	ListCell   *lc;
+
+	foreach(lc, scan->fdw_scan_tlist)
+	{
+		Aggref	   *aggref = (Aggref *) lfirst_node(TargetEntry, lc)->expr;
+		Const	   *bound;
+
+		if (!IsA(aggref, Aggref) || !uldp_shard_aggregate_named(aggref->aggfnoid, "partition_check"))
+			continue;
+		bound = (Const *) linitial_node(TargetEntry, aggref->args)->expr;
+		if (!IsA(bound, Const) || bound->constisnull)
+			return false;
+		*max_rows = (double) DatumGetInt64(bound->constvalue);
+		return true;
+	}
+	return false;
 }

@@ -19,6 +19,8 @@ typedef struct UldpShardRewrites
 	List	   *state_aggs;		/* OIDs of the state aggregates pushed down */
 	const char *table;			/* a table whose releases were rewritten */
 	const char *gated;			/* one rewritten for a role that may not read it */
+	bool		ship_rows;		/* gated releases read the partitions' rows */
+	const char *why;			/* why they do (shardrows.c) */
 } UldpShardRewrites;
 
 extern int	uldp_max_partition_rows;
@@ -30,5 +32,6 @@ extern bool uldp_shard_rewrite(Query *query, Index varno, List *checks, bool gat
 							   UldpShardRewrites *rewrites, const char **reason);
 extern const char *uldp_shard_unpushed(PlannedStmt *stmt, const UldpShardRewrites *rewrites);
 extern bool uldp_shard_state_scan(ForeignScan *scan, double *max_rows);
+extern bool uldp_shard_size_checked(ForeignScan *scan, double *max_rows);
 
 #endif							/* ULDP_SHARDREWRITE_H */

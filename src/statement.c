@@ -73,6 +73,7 @@
 #include "params.h"
 #include "rowbound.h"
 #include "shardrewrite.h"
+#include "shardrows.h"
 #include "statement.h"
 #include "userstate.h"
 
@@ -285,7 +286,12 @@ row_bound_walker(PlanState *planstate, RowBound *bound)
 		{
 			rel = ExecGetRangeTableRelation(planstate->state, scanrelid);
 			bound->table = RelationGetRelationName(rel);
-			if (!uldp_table_row_bound(rel, &rows))
+			/* a foreign partition's rows: the bound its shard checks (shardrows.c) */
+			if (rte->relkind == RELKIND_FOREIGN_TABLE)
+				rows = uldp_shard_checked_rows(planstate->state);
+			else if (!uldp_table_row_bound(rel, &rows))
+				rows = -1;
+			if (rows < 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("uldp cannot release over \"%s\", which is not a table stored here",

@@ -10,7 +10,10 @@
 # The analyst has no SELECT on either, a budget, and (part d) a user mapping.
 #
 # Checked:
-#   a. the owner's per-partition user_rows, in a UNION ALL, is pushed down: EXPLAIN (VERBOSE)
+#   a. (also: a release with bounds reads each shard's user_sums, filtered by partition_member,
+#      which routes ids as PostgreSQL does, so that rows written on a shard directly for another
+#      partition's users count once)
+#      the owner's per-partition user_rows, in a UNION ALL, is pushed down: EXPLAIN (VERBOSE)
 #      shows 3 Async Foreign Scans whose remote SQL runs uldp_shard.user_rows; the states hold
 #      exactly the users, rows and clamped sum of the same rows on one node (users are disjoint
 #      across partitions, since the partitions are keyed by the privacy unit); and, in the seeded
@@ -24,12 +27,14 @@
 #      merge: EXPLAIN (VERBOSE) shows the pushdown, and they release what one node releases,
 #      FILTER and WHERE included;
 #   c. the analyst, without a user mapping, releases over the sharded table (the states are read
-#      with the owner's mapping), charged once, and may not EXPLAIN it; what cannot be rewritten
-#      (no merge, a filter the shards cannot run) or bounded (uldp.max_state_memory) is refused
-#      before reading and charges nothing; grouped releases run over the shards' per-(user, group)
+#      with the owner's mapping), charged once, and may not EXPLAIN it; what cannot be bounded
+#      (uldp.max_state_memory) is refused before reading and charges nothing; what the shards cannot
+#      compute (a quantile, a filter they cannot run, a join, bounds that are parameters, keys
+#      declared public) ships the partitions' rows, read as the owner, with a NOTICE, and releases
+#      what one node releases (seeded), charged once; the shards check their sizes before sending
+#      any row, and a server that cannot run that check refuses; grouped releases run over the shards' per-(user, group)
 #      values, as on one node (with negligible noise, the same values) and charged the same, and
-#      their partitions' sizes are checked whether or not rows match; keys declared public are
-#      refused; a partition larger than
+#      their partitions' sizes are checked whether or not rows match; a partition larger than
 #      uldp.max_partition_rows by its size is refused by its shard whether or not rows match, and
 #      a partition with use_remote_estimate (planning would ask its shard before the charge) too;
 #      the owner's release that cannot be rewritten ships rows, with a NOTICE; a release over
@@ -190,17 +195,43 @@ ordered_at >= current_date - 400 AND ordered_at < current_date + interval '1 day
 lower(country) LIKE 'c1%' AND amount / (amount - 4) > 0
 amount::int BETWEEN 5 AND 50 AND country IN ('C1', 'C2', 'C3')
 EOF_FILTERS
-# refused before reading, and not charged: what cannot be merged, shipped, or bounded
+# refused before reading, and not charged: what cannot be bounded
 L0="$(ledger)"
-while IFS='|' read -r query state what; do
-    is "$(sqlstate_on 0 "$A" "$query")" "$state" "c. $what is refused before reading ($state)"
-done <<'EOF_REFUSED'
-SELECT user_dp_quantile(amount, user_id, 0.5, 0.5) FROM visits|42501|a release without a merge
-PREPARE p(float8) AS SELECT user_dp_mean(amount > 20, user_id, 0.5, $1, 1) FROM visits; EXECUTE p(0)|42501|a mean of booleans whose bounds are parameters
-SELECT user_dp_sum(amount, user_id, 0.5, 0, 100) FROM visits WHERE coalesce(amount, 0) > 1|42501|a filter postgres_fdw cannot ship (COALESCE)
-SELECT user_dp_mean(amount, user_id, 0.5), user_dp_count(user_id, 0.5) FROM visits|54000|two releases whose worst case exceeds uldp.max_state_memory
-EOF_REFUSED
-is "$(ledger)" "$L0" "c. and none of them was charged"
+is "$(sqlstate_on 0 "$A" "SELECT user_dp_mean(amount, user_id, 0.5), user_dp_count(user_id, 0.5) FROM visits")" 54000 \
+    "c. two releases whose worst case exceeds uldp.max_state_memory are refused before reading (54000)"
+is "$(sqlstate_on 0 "$A" "SET uldp.max_partition_rows = 4000000; SELECT user_dp_quantile(amount, user_id, 0.5, 0.5, 0, 100) FROM visits")" 54000 \
+    "c. so is a release over the partitions' rows, each bounded by uldp.max_partition_rows (3 x 4M rows, 114 bytes each)"
+is "$(ledger)" "$L0" "c. and neither was charged"
+# what the shards cannot compute ships the partitions' rows, read as the owner, behind the shards'
+# size checks: the same release as on one node (seeded here through the analyst's role settings)
+cq -c "ALTER ROLE $A SET uldp.test_seed = 11" -c "CREATE TABLE shard_countries (code text, region text)" \
+   -c "INSERT INTO shard_countries SELECT 'C' || i, 'R' || (i % 5) FROM generate_series(0, 49) i" \
+   -c "GRANT SELECT ON shard_countries TO $A" >/dev/null || exit 1
+while IFS='|' read -r what query; do
+    L0="$(ledger)"
+    OUT="$(cpsql -qAt -U "$A" -c "SET uldp.max_partition_rows = 30000" -c "$(printf "$query" visits)" 2>&1)"
+    ok_if "c. $what ships rows, with a NOTICE" grep -q 'NOTICE:  uldp ships the rows of "visits" from its shards' <<<"$OUT"
+    is "$(grep -v NOTICE <<<"$OUT" | grep -v '^DETAIL\|^HINT')" "$(cq_as "$A" -c "$(printf "$query" visits_local)")" \
+       "c. and releases what it releases on one node"
+    ok_if "c. and each release is charged once" test "$(cut -d' ' -f1 <<<"$(ledger)")" -eq $(($(cut -d' ' -f1 <<<"$L0") + 2))
+done <<'EOF_SHIPPED'
+a quantile (no merge)|SELECT user_dp_quantile(amount, user_id, 0.5, 0.5, 0, 100) FROM %s
+a filter postgres_fdw cannot ship (COALESCE)|SELECT user_dp_sum(amount, user_id, 0.5, 0, 100) FROM %s WHERE coalesce(amount, 0) > 1
+a join with an ordinary table|SELECT user_dp_count(v.user_id, 0.5) FROM %s v JOIN shard_countries c ON c.code = v.country WHERE c.region = 'R1'
+a mean of booleans whose bounds are parameters|PREPARE p(float8) AS SELECT user_dp_mean(amount > 20, user_id, 0.5, $1, 1) FROM %s; EXECUTE p(0)
+EOF_SHIPPED
+cq -c "ALTER ROLE $A RESET uldp.test_seed" >/dev/null || exit 1
+# (charged: the shards check their sizes as the statement runs; the error depends on them only)
+for w in "amount > 10" "amount > 1e9"; do
+    is "$(sqlstate_on 0 "$A" "SET uldp.max_partition_rows = 1000; SELECT user_dp_quantile(amount, user_id, 0.5, 0.5, 0, 100) FROM visits WHERE $w")" 54000 \
+        "c. shipping rows, with uldp.max_partition_rows = 1000, the shards refuse before sending any (WHERE $w)"
+done
+L0="$(ledger)"
+cpsql -q -c "ALTER SERVER shard_1 OPTIONS (SET extensions 'cube')" || exit 1
+is "$(sqlstate_on 0 "$A" "$RELEASE visits")" 42501 \
+    "c. a server that does not list uldp_shard cannot check its partition's size: refused"
+cpsql -q -c "ALTER SERVER shard_1 OPTIONS (SET extensions 'uldp_shard')" || exit 1
+is "$(ledger)" "$L0" "c. and not charged"
 # whether a release is pushed down does not depend on statistics: partitions that ANALYZE found empty
 uldp_shards_create_table sparse >/dev/null || exit 1
 cpsql -q -c 'ANALYZE sparse' -c "SELECT uldp.protect_table('sparse', 'user_id')" >/dev/null || exit 1
@@ -240,10 +271,14 @@ for w in "amount > 10" "amount > 1e9"; do
     is "$(sqlstate_on 0 "$A" "SET uldp.max_partition_rows = 1000; SELECT country, user_dp_count(user_id, 0.5) FROM visits WHERE $w GROUP BY 1")" 54000 \
         "c. grouped, with uldp.max_partition_rows = 1000, the shards refuse (WHERE $w)"
 done
-cpsql -q -c "SELECT uldp.set_public_groups('visits', 'country', ARRAY['C1', 'C2'])" >/dev/null || exit 1
-is "$(sqlstate_on 0 "$A" "SET uldp.max_partition_rows = 30000; SELECT country, user_dp_count(user_id, 0.5) FROM visits GROUP BY 1")" 42501 \
-    "c. grouped by keys declared public: refused before reading (not read over shards yet)"
-cpsql -q -c "SELECT uldp.set_public_groups('visits', 'country', NULL::text[])" >/dev/null || exit 1
+cpsql -q -c "SELECT uldp.set_public_groups('visits', 'country', ARRAY['C1', 'C2', 'none'])" \
+    -c "SELECT uldp.set_public_groups('visits_local', 'country', ARRAY['C1', 'C2', 'none'])" >/dev/null || exit 1
+PUBLIC_KEYS="SET uldp.max_partition_rows = 30000; SELECT country, user_dp_count(user_id, 1e4) FROM %s GROUP BY 1 ORDER BY 1"
+# shellcheck disable=SC2059 # the tables' names go into the query
+is "$(cpsql -qAt -U "$A" -c "$(printf "$PUBLIC_KEYS" visits)" 2>/dev/null)" "$(cq_as "$A" -c "$(printf "$PUBLIC_KEYS" visits_local)")" \
+    "c. grouped by keys declared public: the partitions' rows are shipped, and the keys are those declared (epsilon 1e4)"
+cpsql -q -c "SELECT uldp.set_public_groups('visits', 'country', NULL::text[])" \
+    -c "SELECT uldp.set_public_groups('visits_local', 'country', NULL::text[])" >/dev/null || exit 1
 # remote estimates would contact a shard before the charge: refused while a partition uses them
 cpsql -q -c "ALTER FOREIGN TABLE visits_p1 OPTIONS (ADD use_remote_estimate 'true')" || exit 1
 L0="$(ledger)"
