@@ -401,58 +401,48 @@ hash_bound(Oid leaf, int *modulus, int *remainder)
 	return true;
 }
 
-/* What the sums of one branch keep: the user ids of its partition. */
-typedef struct MemberFilter
+/* The hash partition whose users the sums of one branch keep. */
+typedef struct PartitionBound
 {
-	Oid			member;			/* uldp_shard.partition_member */
 	int			modulus;
 	int			remainder;
-} MemberFilter;
+} PartitionBound;
 
 /*
- * Each uldp_shard.user_sums of a branch, filtered to the user ids that
- * hash to its partition (uldp_shard_users_disjoint), so that no user
- * counts in two partitions' sums.
+ * Each uldp_shard.user_sums of a branch, keeping the user ids that hash to
+ * its partition (uldp_shard_users_disjoint), so that no user counts in two
+ * partitions' sums: its arguments modulus and remainder, 1 and 0 (every
+ * user) as the rewrite writes them, become the partition's.
  */
 static Node *
-member_filter_mutator(Node *node, MemberFilter *filter)
+partition_bound_mutator(Node *node, PartitionBound *bound)
 {
 	if (node == NULL)
 		return NULL;
 	if (IsA(node, Aggref) && uldp_shard_aggregate_named(((Aggref *) node)->aggfnoid, "user_sums"))
 	{
 		Aggref	   *sums = copyObject((Aggref *) node);
-		Expr	   *user = lsecond_node(TargetEntry, sums->args)->expr;
-		Expr	   *member = (Expr *) makeFuncExpr(filter->member, BOOLOID,
-												   list_make3(copyObject(user),
-															  makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
-																		Int32GetDatum(filter->modulus), false, true),
-															  makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
-																		Int32GetDatum(filter->remainder), false, true)),
-												   InvalidOid, exprCollation((Node *) user),
-												   COERCE_EXPLICIT_CALL);
 
-		sums->aggfilter = sums->aggfilter == NULL ? member :
-			make_andclause(list_make2(sums->aggfilter, member));
+		list_nth_node(TargetEntry, sums->args, ULDP_SUMS_MODULUS_ARG)->expr =
+			(Expr *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32), Int32GetDatum(bound->modulus),
+							   false, true);
+		list_nth_node(TargetEntry, sums->args, ULDP_SUMS_MODULUS_ARG + 1)->expr =
+			(Expr *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32), Int32GetDatum(bound->remainder),
+							   false, true);
 		return (Node *) sums;
 	}
-	return expression_tree_mutator(node, member_filter_mutator, (void *) filter);
+	return expression_tree_mutator(node, partition_bound_mutator, (void *) bound);
 }
 
-/* The branch's columns with their sums filtered to the leaf's users. */
+/* The branch's columns, with their sums keeping the leaf's users. */
 static List *
-filter_members(List *exprs, Oid leaf)
+keep_partition_users(List *exprs, Oid leaf)
 {
-	Oid			argtypes[] = {ANYELEMENTOID, INT4OID, INT4OID};
-	MemberFilter filter;
+	PartitionBound bound;
 
-	if (!hash_bound(leaf, &filter.modulus, &filter.remainder))
+	if (!hash_bound(leaf, &bound.modulus, &bound.remainder))
 		return list_copy(exprs);
-	filter.member = uldp_shard_function("uldp_shard", "uldp_shard", "partition_member", argtypes,
-										lengthof(argtypes));
-	if (!OidIsValid(filter.member))
-		elog(ERROR, "uldp_shard.partition_member is missing on the coordinator");
-	return (List *) member_filter_mutator((Node *) exprs, &filter);
+	return (List *) partition_bound_mutator((Node *) exprs, &bound);
 }
 
 /* Does postgres_fdw ask the shard for estimates when it plans a scan of relid? */
@@ -537,7 +527,7 @@ branch_query(Relation parent, Oid leaf, const UldpShardColumns *columns, Node *q
 	RangeTblEntry *rte = makeNode(RangeTblEntry);
 	RangeTblRef *ref = makeNode(RangeTblRef);
 	int			ncolumns = list_length(columns->exprs);
-	List	   *mapped = map_partition_varattnos(lappend(list_concat(filter_members(columns->exprs, leaf),
+	List	   *mapped = map_partition_varattnos(lappend(list_concat(keep_partition_users(columns->exprs, leaf),
 																	 columns->grouped_only),
 														 quals),
 												 1, rel, parent);

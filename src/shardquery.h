@@ -12,6 +12,9 @@
 #include "nodes/parsenodes.h"
 #include "utils/relcache.h"
 
+/* uldp_shard.user_sums(value, user_id, lower, upper, average, modulus, remainder, max_rows) */
+#define ULDP_SUMS_MODULUS_ARG 5
+
 /* How the shards clamp the rows that one release reads. */
 typedef enum UldpShardClamp
 {

@@ -204,7 +204,8 @@ state_aggregate(Oid value_type)
 static Oid
 sums_aggregate(Oid value_type)
 {
-	Oid			argtypes[] = {value_type, ANYELEMENTOID, FLOAT8OID, FLOAT8OID, BOOLOID, INT8OID};
+	Oid			argtypes[] = {value_type, ANYELEMENTOID, FLOAT8OID, FLOAT8OID, BOOLOID, INT4OID, INT4OID,
+	INT8OID};
 
 	return uldp_shard_function("uldp_shard", "uldp_shard", "user_sums", argtypes, lengthof(argtypes));
 }
@@ -256,10 +257,11 @@ state_call(Aggref *release, Var *user, List *params, UldpShardClamp clamp, Oid s
 
 /*
  * The partitions' sums that release reads instead of per-user states, or
- * NULL: user_sums(value, user, lower, upper, average, max_rows) FILTER (its
- * filter), for a count (no value, [0, 0]) or a mean or sum whose bounds are
- * constants (and no tau), when the partitions' users are disjoint.  Each
- * branch then keeps only its partition's user ids (shardquery.c).
+ * NULL: user_sums(value, user, lower, upper, average, modulus, remainder,
+ * max_rows) FILTER (its filter), for a count (no value, [0, 0]) or a mean
+ * or sum whose bounds are constants (and no tau), when the partitions'
+ * users are disjoint.  Each branch then keeps only its partition's user ids
+ * (modulus and remainder, set by shardquery.c).
  */
 static Aggref *
 sums_call(Aggref *release, Var *user, List *params, UldpShardClamp clamp,
@@ -272,6 +274,7 @@ sums_call(Aggref *release, Var *user, List *params, UldpShardClamp clamp,
 	Const	   *lower;
 	Const	   *upper;
 	Oid			sums_agg;
+	List	   *args;
 
 	if (clamp == ULDP_CLAMP_COUNT)
 	{
@@ -296,10 +299,12 @@ sums_call(Aggref *release, Var *user, List *params, UldpShardClamp clamp,
 	sums_agg = sums_aggregate(exprType((Node *) value));
 	if (!context->disjoint || !OidIsValid(sums_agg))
 		return NULL;
-	return uldp_make_aggref(sums_agg, BYTEAOID,
-							lappend(list_make5(value, copyObject(user), lower, upper,
-											   makeBoolConst(average, false)),
-									uldp_shard_int8(uldp_max_partition_rows)),
+	/* modulus 1, remainder 0: every user, until a branch sets its partition's */
+	args = list_make5(value, copyObject(user), lower, upper, makeBoolConst(average, false));
+	args = lappend(args, makeConst(INT4OID, -1, InvalidOid, sizeof(int32), Int32GetDatum(1), false, true));
+	args = lappend(args, makeConst(INT4OID, -1, InvalidOid, sizeof(int32), Int32GetDatum(0), false, true));
+	Assert(list_length(args) == ULDP_SUMS_MODULUS_ARG + 2);
+	return uldp_make_aggref(sums_agg, BYTEAOID, lappend(args, uldp_shard_int8(uldp_max_partition_rows)),
 							copyObject(release->aggfilter), release->inputcollid);
 }
 

@@ -50,6 +50,7 @@
 #include "fixedsum.h"
 #include "params.h"
 #include "shardbound.h"
+#include "shardmember.h"
 #include "usertable.h"
 
 PG_MODULE_MAGIC;
@@ -64,6 +65,9 @@ typedef struct ShardState
 	double		upper;
 	bool		key_byval;
 	int16		key_typlen;
+	/* user_sums of ids that are not by value: the partition's, row by row */
+	bool		check_rows;
+	UldpPartitionMember member;
 } ShardState;
 
 PG_FUNCTION_INFO_V1(uldp_shard_rows_transfn);
@@ -99,12 +103,17 @@ check_bounds(double lower, double upper, const char *function)
 				 errhint("Pass the clamping bounds as two numbers, lower first.")));
 }
 
-/* What user_sums(value, user_id, lower, upper, average, max_rows) sums. */
+/*
+ * What user_sums(value, user_id, lower, upper, average, modulus, remainder,
+ * max_rows) sums: the users of the hash partition (modulus, remainder).
+ */
 typedef struct SumsArgs
 {
 	double		lower;
 	double		upper;
 	bool		average;
+	int32		modulus;
+	int32		remainder;
 } SumsArgs;
 
 /*
@@ -117,20 +126,22 @@ static SumsArgs
 sums_args(FunctionCallInfo fcinfo)
 {
 	Aggref	   *aggref = AggGetAggref(fcinfo);
-	Const	   *args[3];
+	Const	   *args[5];
 	SumsArgs	result;
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 5; i++)
 	{
 		args[i] = (Const *) lfirst_node(TargetEntry, list_nth_cell(aggref->args, 2 + i))->expr;
 		if (!IsA(args[i], Const) || args[i]->constisnull)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("the bounds and average of uldp_shard.user_sums must be constants")));
+					 errmsg("the bounds, average and partition of uldp_shard.user_sums must be constants")));
 	}
 	result.lower = DatumGetFloat8(args[0]->constvalue);
 	result.upper = DatumGetFloat8(args[1]->constvalue);
 	result.average = DatumGetBool(args[2]->constvalue);
+	result.modulus = DatumGetInt32(args[3]->constvalue);
+	result.remainder = DatumGetInt32(args[4]->constvalue);
 	check_bounds(result.lower, result.upper, "user_sums");
 	return result;
 }
@@ -140,7 +151,9 @@ sums_args(FunctionCallInfo fcinfo)
  * 4, public constants that the coordinator writes into the query it ships,
  * and its rows are clamped to them.  user_sums (sums): a mean's rows are
  * clamped to its bounds, a sum's only to +-ULDP_MAX_MAGNITUDE, as the
- * coordinator's transition functions clamp them.
+ * coordinator's transition functions clamp them; rows of users of other
+ * partitions are skipped here when their ids are not by value (the final
+ * function skips the others' users, one hash per user).
  */
 static ShardState *
 first_state(FunctionCallInfo fcinfo, bool sums)
@@ -148,14 +161,16 @@ first_state(FunctionCallInfo fcinfo, bool sums)
 	const char *function = sums ? "user_sums" : "user_rows";
 	MemoryContext aggcontext = uldp_shard_aggregate_context(fcinfo,
 															psprintf("uldp_shard.%s", function));
+	Oid			user_type = get_fn_expr_argtype(fcinfo->flinfo, 2);
+	ShardState *state;
+	SumsArgs	args = {0};
 	double		lower;
 	double		upper;
 
-	uldp_shard_check_rows(fcinfo, sums ? 5 : 4);
+	uldp_shard_check_rows(fcinfo, sums ? 7 : 4);
 	if (sums)
 	{
-		SumsArgs	args = sums_args(fcinfo);
-
+		args = sums_args(fcinfo);
 		lower = args.average ? args.lower : -ULDP_MAX_MAGNITUDE;
 		upper = args.average ? args.upper : ULDP_MAX_MAGNITUDE;
 	}
@@ -165,8 +180,14 @@ first_state(FunctionCallInfo fcinfo, bool sums)
 		upper = PG_ARGISNULL(4) ? NAN : PG_GETARG_FLOAT8(4);
 		check_bounds(lower, upper, function);
 	}
-	return state_create(aggcontext, get_fn_expr_argtype(fcinfo->flinfo, 2),
-						lower, upper);
+	state = state_create(aggcontext, user_type, lower, upper);
+	if (sums && args.modulus != 1 && !state->key_byval)
+	{
+		uldp_partition_member_init(&state->member, user_type, PG_GET_COLLATION(), args.modulus,
+								   args.remainder, aggcontext);
+		state->check_rows = true;
+	}
+	return state;
 }
 
 static Datum
@@ -177,7 +198,8 @@ add_row(FunctionCallInfo fcinfo, double value, bool sums)
 	uint64		id;
 
 	if (PG_ARGISNULL(2) || isnan(value) ||
-		!uldp_user_key(PG_GETARG_DATUM(2), state->key_byval, state->key_typlen, &id))
+		!uldp_user_key(PG_GETARG_DATUM(2), state->key_byval, state->key_typlen, &id) ||
+		(state->check_rows && !uldp_partition_member(&state->member, PG_GETARG_DATUM(2))))
 		PG_RETURN_POINTER(state);
 	uldp_user_table_add(&state->table, id,
 						Min(Max(value, state->lower), state->upper), 1);
@@ -198,14 +220,14 @@ uldp_shard_rows_bool_transfn(PG_FUNCTION_ARGS)
 	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_BOOL(1) ? 1 : 0, false);
 }
 
-/* sums_transfn(state, value float8, user_id, lower, upper, average, max_rows) */
+/* sums_transfn(state, value float8, user_id, lower, upper, average, modulus, remainder, max_rows) */
 Datum
 uldp_shard_sums_transfn(PG_FUNCTION_ARGS)
 {
 	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_FLOAT8(1), true);
 }
 
-/* sums_bool_transfn(state, value boolean, user_id, lower, upper, average, max_rows) */
+/* sums_bool_transfn(state, value boolean, user_id, lower, upper, average, modulus, remainder, max_rows) */
 Datum
 uldp_shard_sums_bool_transfn(PG_FUNCTION_ARGS)
 {
@@ -239,7 +261,8 @@ uldp_shard_rows_finalfn(PG_FUNCTION_ARGS)
  * The partition's users and the fixed-point sum of their values: each
  * user's average (or total), clamped to the bounds as the coordinator's
  * release clamps it (userstate.c, a NaN from +Inf + -Inf being 0), on the
- * grid of the release with these bounds (fixedsum.c).
+ * grid of the release with these bounds (fixedsum.c).  Users of other
+ * partitions are skipped: by value, an id is its key.
  */
 Datum
 uldp_shard_sums_finalfn(PG_FUNCTION_ARGS)
@@ -247,6 +270,8 @@ uldp_shard_sums_finalfn(PG_FUNCTION_ARGS)
 	SumsArgs	args = sums_args(fcinfo);
 	UldpPartitionSums sums;
 	ShardState *state;
+	UldpPartitionMember member;
+	bool		check_users;
 	users_iterator iterator;
 	UldpUser   *user;
 
@@ -255,7 +280,7 @@ uldp_shard_sums_finalfn(PG_FUNCTION_ARGS)
 	sums.sum = uldp_fixed_sum_public(args.lower, args.upper, args.average);
 	if (PG_ARGISNULL(0))
 	{
-		uldp_shard_check_rows(fcinfo, 5);
+		uldp_shard_check_rows(fcinfo, 7);
 		get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, 2), &sums.key_typlen,
 						&sums.key_byval);
 		PG_RETURN_BYTEA_P(uldp_partition_sums_to_bytea(&sums));
@@ -263,12 +288,18 @@ uldp_shard_sums_finalfn(PG_FUNCTION_ARGS)
 	state = (ShardState *) PG_GETARG_POINTER(0);
 	sums.key_byval = state->key_byval;
 	sums.key_typlen = state->key_typlen;
+	check_users = args.modulus != 1 && state->key_byval;
+	if (check_users)
+		uldp_partition_member_init(&member, get_fn_expr_argtype(fcinfo->flinfo, 2), PG_GET_COLLATION(),
+								   args.modulus, args.remainder, CurrentMemoryContext);
 	uldp_user_table_flush(&state->table);
 	users_start_iterate(state->table.users, &iterator);
 	while ((user = users_iterate(state->table.users, &iterator)) != NULL)
 	{
 		double		value = args.average ? user->sum / (double) user->count : user->sum;
 
+		if (check_users && !uldp_partition_member(&member, (Datum) user->id))
+			continue;
 		if (isnan(value))
 			value = 0;
 		uldp_fixed_sum_add(&sums.sum, Min(Max(value, args.lower), args.upper));

@@ -67,29 +67,31 @@ CREATE AGGREGATE uldp_shard.user_rows(boolean, anyelement, float8, float8, bigin
     PARALLEL = SAFE
 );
 
--- user_sums(value, user_id, lower, upper, average, max_rows): for releases
--- with public bounds, the partition's number of users and the exact
--- fixed-point sum of their values, each user's average (average true: rows
--- clamped to [lower, upper]) or total (rows kept whole), clamped to
--- [lower, upper], on the grid of a release with these bounds; NULL and NaN
--- values are skipped.  It is all the coordinator needs when the shards'
--- users are disjoint (partition_member filters them), and it does not grow
--- with the users.  lower, upper and average must be constants; max_rows is
--- user_rows'.
-CREATE FUNCTION uldp_shard.sums_transfn(internal, float8, anyelement, float8, float8, boolean, bigint)
+-- user_sums(value, user_id, lower, upper, average, modulus, remainder,
+-- max_rows): for releases with public bounds, the number of users of the
+-- hash partition FOR VALUES WITH (MODULUS modulus, REMAINDER remainder)
+-- (modulus 1: every user) and the exact fixed-point sum of their values,
+-- each user's average (average true: rows clamped to [lower, upper]) or
+-- total (rows kept whole), clamped to [lower, upper], on the grid of a
+-- release with these bounds; NULL and NaN values are skipped, and so are
+-- the users PostgreSQL routes to other partitions (see partition_member).
+-- It is all the coordinator needs, since the shards' users are then
+-- disjoint, and it does not grow with the users.  Every argument but the
+-- value and the user id must be a constant; max_rows is user_rows'.
+CREATE FUNCTION uldp_shard.sums_transfn(internal, float8, anyelement, float8, float8, boolean, integer, integer, bigint)
 RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_sums_transfn'
 LANGUAGE C PARALLEL SAFE;
-CREATE FUNCTION uldp_shard.sums_bool_transfn(internal, boolean, anyelement, float8, float8, boolean, bigint)
+CREATE FUNCTION uldp_shard.sums_bool_transfn(internal, boolean, anyelement, float8, float8, boolean, integer, integer, bigint)
 RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_sums_bool_transfn'
 LANGUAGE C PARALLEL SAFE;
-CREATE FUNCTION uldp_shard.sums_finalfn(internal, float8, anyelement, float8, float8, boolean, bigint)
+CREATE FUNCTION uldp_shard.sums_finalfn(internal, float8, anyelement, float8, float8, boolean, integer, integer, bigint)
 RETURNS bytea AS 'MODULE_PATHNAME', 'uldp_shard_sums_finalfn'
 LANGUAGE C PARALLEL SAFE;
-CREATE FUNCTION uldp_shard.sums_bool_finalfn(internal, boolean, anyelement, float8, float8, boolean, bigint)
+CREATE FUNCTION uldp_shard.sums_bool_finalfn(internal, boolean, anyelement, float8, float8, boolean, integer, integer, bigint)
 RETURNS bytea AS 'MODULE_PATHNAME', 'uldp_shard_sums_finalfn'
 LANGUAGE C PARALLEL SAFE;
 
-CREATE AGGREGATE uldp_shard.user_sums(float8, anyelement, float8, float8, boolean, bigint) (
+CREATE AGGREGATE uldp_shard.user_sums(float8, anyelement, float8, float8, boolean, integer, integer, bigint) (
     SFUNC = uldp_shard.sums_transfn,
     STYPE = internal,
     FINALFUNC = uldp_shard.sums_finalfn,
@@ -100,7 +102,7 @@ CREATE AGGREGATE uldp_shard.user_sums(float8, anyelement, float8, float8, boolea
     PARALLEL = SAFE
 );
 
-CREATE AGGREGATE uldp_shard.user_sums(boolean, anyelement, float8, float8, boolean, bigint) (
+CREATE AGGREGATE uldp_shard.user_sums(boolean, anyelement, float8, float8, boolean, integer, integer, bigint) (
     SFUNC = uldp_shard.sums_bool_transfn,
     STYPE = internal,
     FINALFUNC = uldp_shard.sums_bool_finalfn,
@@ -114,9 +116,8 @@ CREATE AGGREGATE uldp_shard.user_sums(boolean, anyelement, float8, float8, boole
 -- partition_member(user_id, modulus, remainder): whether PostgreSQL routes
 -- user_id to the hash partition FOR VALUES WITH (MODULUS modulus, REMAINDER
 -- remainder) of a table partitioned by hash on that one column (with the
--- type's default hash operator class).  The coordinator filters each
--- partition's rows by it before user_sums, so that a user counts in one
--- partition only.
+-- type's default hash operator class): the test user_sums applies, for a
+-- DBA looking for rows written on the wrong shard.
 CREATE FUNCTION uldp_shard.partition_member(user_id anyelement, modulus integer, remainder integer)
 RETURNS boolean AS 'MODULE_PATHNAME', 'uldp_shard_partition_member'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

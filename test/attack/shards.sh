@@ -125,7 +125,7 @@ PLAN="$(cq -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT user_dp_mean(amount, user_id,
 is "$(grep -c 'Async Foreign Scan' <<<"$PLAN")" 3 "a. a release over the sharded table reads 3 async foreign scans" \
     || diag "$PLAN"
 for r in 0 1 2; do
-    is "$(grep -c "Remote SQL: SELECT uldp_shard.user_sums(amount, user_id, 0::double precision, 100::double precision, true, 3000000::bigint) FILTER (WHERE uldp_shard.partition_member(user_id, 3, $r)) FROM public.visits\$" <<<"$PLAN")" 1 \
+    is "$(grep -c "Remote SQL: SELECT uldp_shard.user_sums(amount, user_id, 0::double precision, 100::double precision, true, 3, $r, 3000000::bigint) FROM public.visits\$" <<<"$PLAN")" 1 \
         "a. partition $r's shard sums its own users' clipped means (bounds, uldp.max_partition_rows, its hash remainder)" || diag "$PLAN"
 done
 is "$(grep -c 'uldp.user_dp_mean' <<<"$PLAN")" 1 "a. and the coordinator adds the sums with uldp.user_dp_mean"

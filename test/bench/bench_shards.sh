@@ -69,7 +69,7 @@ QUERIES=(
     "user_dp_mean with bounds, one node, one shard's rows|$RELEASE visits_share|"
     "user_dp_mean with bounds, shipping rows from 3 shards|$RELEASE (SELECT * FROM visits OFFSET 0) v|"
     "user_dp_mean with bounds by an analyst, adding 3 shards' sums|$RELEASE visits|analyst"
-    "one shard's sums alone, pushed down and fetched|SELECT length(uldp_shard.user_sums(amount, user_id, 0, 100, true, NULL) FILTER (WHERE uldp_shard.partition_member(user_id, 3, 0))) FROM visits_p0|"
+    "one shard's sums alone, pushed down and fetched|SELECT length(uldp_shard.user_sums(amount, user_id, 0, 100, true, 3, 0, NULL)) FROM visits_p0|"
     "user_dp_count, one node|SELECT user_dp_count(user_id, 0.3) FROM visits_local|"
     "user_dp_count by an analyst, adding 3 shards' counts|SELECT user_dp_count(user_id, 0.3) FROM visits|analyst"
     "user_dp_mean without bounds, one node|$UNBOUNDED visits_local|"

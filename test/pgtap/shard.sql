@@ -18,7 +18,7 @@ BEGIN
 END
 $$;
 
-SELECT plan(47);
+SELECT plan(50);
 
 -- ---------------------------------------------------------------------------
 -- objects and privileges
@@ -75,33 +75,55 @@ SELECT is((SELECT length(uldp_shard.user_rows(v, user_id::int8, -10, 10, NULL)) 
 
 -- what a partition's sums hold: its users and the fixed-point sum of their clipped values
 SELECT is_aggregate('uldp_shard', 'user_sums',
-    ARRAY['double precision', 'anyelement', 'double precision', 'double precision', 'boolean', 'bigint'],
-    'user_sums(value float8, user_id, lower, upper, average, max_rows) is an aggregate');
+    ARRAY['double precision', 'anyelement', 'double precision', 'double precision', 'boolean', 'integer', 'integer', 'bigint'],
+    'user_sums(value float8, user_id, lower, upper, average, modulus, remainder, max_rows) is an aggregate');
 SELECT results_eq(
-    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, -10, 10, true, NULL))).* FROM uldp_tap_shard_rows$$,
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, -10, 10, true, 1, 0, NULL))).* FROM uldp_tap_shard_rows$$,
     $$VALUES (4::bigint, NULL::numeric, 3 + 0 + 10 - 10::float8)$$,
     'user_sums, averages: each user''s mean of rows clamped to the bounds; NULL and NaN values and NULL ids skipped');
 SELECT results_eq(
-    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, -10, 10, false, NULL))).* FROM uldp_tap_shard_rows$$,
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, -10, 10, false, 1, 0, NULL))).* FROM uldp_tap_shard_rows$$,
     $$VALUES (4::bigint, NULL::numeric, 6 + 0 + 10 - 10::float8)$$,
     'user_sums, totals: each user''s whole total, then clamped to the bounds');
 SELECT results_eq(
-    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(flag, user_id, 0, 1, true, NULL))).* FROM uldp_tap_shard_rows$$,
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(flag, user_id, 0, 1, true, 1, 0, NULL))).* FROM uldp_tap_shard_rows$$,
     $$VALUES (5::bigint, NULL::numeric, 3.5::float8)$$,
     'user_sums of booleans: 1 and 0');
 SELECT results_eq(
-    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, 0, 1, true, NULL))).* FROM uldp_tap_shard_rows WHERE false$$,
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, 0, 1, true, 1, 0, NULL))).* FROM uldp_tap_shard_rows WHERE false$$,
     $$VALUES (0::bigint, NULL::numeric, 0::float8)$$,
     'user_sums over no rows: no users, not NULL');
-SELECT is((SELECT length(uldp_shard.user_sums(v, user_id, -10, 10, false, NULL)) FROM uldp_tap_shard_rows),
-          (SELECT length(uldp_shard.user_sums(v, user_id, -10, 10, false, NULL)) FROM uldp_tap_shard_rows WHERE false),
+SELECT is((SELECT length(uldp_shard.user_sums(v, user_id, -10, 10, false, 1, 0, NULL)) FROM uldp_tap_shard_rows),
+          (SELECT length(uldp_shard.user_sums(v, user_id, -10, 10, false, 1, 0, NULL)) FROM uldp_tap_shard_rows WHERE false),
     'a partition''s sums take the same bytes whatever its users');
-SELECT throws_ok($$SELECT uldp_shard.user_sums(v, user_id, 1, 0, true, NULL) FROM uldp_tap_shard_rows$$,
+SELECT throws_ok($$SELECT uldp_shard.user_sums(v, user_id, 1, 0, true, 1, 0, NULL) FROM uldp_tap_shard_rows$$,
     '22023', 'uldp_shard.user_sums needs bounds lower <= upper', 'user_sums refuses bounds in the wrong order');
-SELECT throws_ok($$SELECT uldp_shard.user_sums(v, user_id, 0, v, true, NULL) FROM uldp_tap_shard_rows$$,
-    '22023', 'the bounds and average of uldp_shard.user_sums must be constants', 'user_sums refuses bounds read from rows');
-SELECT throws_ok($$SELECT uldp_shard.user_sums(v, user_id, 0, 1, true, 225) FROM uldp_tap_shard_rows WHERE v > 1e10$$,
+SELECT throws_ok($$SELECT uldp_shard.user_sums(v, user_id, 0, v, true, 1, 0, NULL) FROM uldp_tap_shard_rows$$,
+    '22023', 'the bounds, average and partition of uldp_shard.user_sums must be constants', 'user_sums refuses bounds read from rows');
+SELECT throws_ok($$SELECT uldp_shard.user_sums(v, user_id, 0, 1, true, 1, 0, 225) FROM uldp_tap_shard_rows WHERE v > 1e10$$,
     '54000', NULL, 'user_sums checks the row bound as user_rows does, whatever the rows');
+-- user_sums keeps the users of its hash partition: each id in one of them, as partition_member routes it
+SELECT results_eq(
+    $$SELECT 0, (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, -10, 10, true, 2, 0, NULL))).users
+      FROM uldp_tap_shard_rows
+      UNION ALL SELECT 1, (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, -10, 10, true, 2, 1, NULL))).users
+      FROM uldp_tap_shard_rows$$,
+    $$SELECT r, count(DISTINCT user_id) FROM generate_series(0, 1) r LEFT JOIN uldp_tap_shard_rows
+        ON v <> 'NaN' AND uldp_shard.partition_member(user_id, 2, r) GROUP BY r ORDER BY r$$,
+    'user_sums of integer ids (one hash per user) keeps its partition''s users');
+SELECT results_eq(
+    $$SELECT 0, (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id::text, -10, 10, false, 2, 0, NULL))).*
+      FROM uldp_tap_shard_rows
+      UNION ALL SELECT 1, (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id::text, -10, 10, false, 2, 1, NULL))).*
+      FROM uldp_tap_shard_rows$$,
+    $$SELECT r, count(t), NULL::numeric, coalesce(sum(least(greatest(t, -10), 10)), 0)
+      FROM generate_series(0, 1) r LEFT JOIN
+           (SELECT user_id, sum(least(greatest(v, -1e300), 1e300)) t FROM uldp_tap_shard_rows WHERE v <> 'NaN' AND user_id IS NOT NULL GROUP BY user_id) u
+        ON uldp_shard.partition_member(user_id::text, 2, r)
+      GROUP BY r ORDER BY r$$,
+    'user_sums of text ids (one hash per row) keeps its partition''s users and their totals');
+SELECT throws_ok($$SELECT uldp_shard.user_sums(v, user_id, 0, 1, true, 2, 2, NULL) FROM uldp_tap_shard_rows$$,
+    '22023', 'a hash partition needs 0 <= remainder < modulus', 'user_sums refuses a remainder beyond the modulus');
 -- partition_member: each id belongs to exactly one remainder
 SELECT is((SELECT count(*) FROM generate_series(-2000, 2000) g
            WHERE (SELECT count(*) FROM generate_series(0, 6) r WHERE uldp_shard.partition_member(g, 7, r)) <> 1),
@@ -163,7 +185,7 @@ SELECT results_eq(
     $$SELECT count(DISTINCT user_id), count(*)::numeric, sum(least(v, 50)) FROM uldp_tap_shard_big$$,
     'and they are the table''s users, rows and clamped sum');
 SELECT results_eq(
-    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, 0, 50, false, NULL))).* FROM uldp_tap_shard_big$$,
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, 0, 50, false, 1, 0, NULL))).* FROM uldp_tap_shard_big$$,
     $$SELECT count(*), NULL::numeric, sum(least(t, 50)) FROM (SELECT sum(v) t FROM uldp_tap_shard_big GROUP BY user_id) u$$,
     'user_sums in parallel: the users and the sum of their clamped totals');
 RESET max_parallel_workers_per_gather;
