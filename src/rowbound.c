@@ -77,3 +77,21 @@ uldp_plan_is_scan(Plan *plan)
 			return false;
 	}
 }
+
+/*
+ * The children of a plan node other than its left and right trees: an
+ * Append's or MergeAppend's, a subquery scan's plan, a custom scan's.
+ */
+List *
+uldp_plan_children(Plan *plan)
+{
+	if (IsA(plan, Append))
+		return ((Append *) plan)->appendplans;
+	if (IsA(plan, MergeAppend))
+		return ((MergeAppend *) plan)->mergeplans;
+	if (IsA(plan, SubqueryScan))
+		return list_make1(((SubqueryScan *) plan)->subplan);
+	if (IsA(plan, CustomScan))
+		return ((CustomScan *) plan)->custom_plans;
+	return NIL;
+}

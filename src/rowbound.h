@@ -13,5 +13,6 @@
 
 extern bool uldp_table_row_bound(Relation rel, double *rows);
 extern bool uldp_plan_is_scan(Plan *plan);
+extern List *uldp_plan_children(Plan *plan);
 
 #endif							/* ULDP_ROWBOUND_H */

@@ -81,7 +81,6 @@
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
-#include "commands/defrem.h"
 #include "commands/extension.h"
 #include "foreign/fdwapi.h"
 #include "foreign/foreign.h"
@@ -98,6 +97,7 @@
 
 #include "params.h"
 #include "protect.h"
+#include "rowbound.h"
 #include "shardgroups.h"
 #include "shardquery.h"
 #include "shardrewrite.h"
@@ -561,7 +561,6 @@ static bool
 plan_computes_state(Plan *plan, const UldpShardRewrites *rewrites)
 {
 	ListCell   *lc;
-	List	   *children = NIL;
 
 	if (plan == NULL)
 		return false;
@@ -570,15 +569,7 @@ plan_computes_state(Plan *plan, const UldpShardRewrites *rewrites)
 		(computes_state_walker((Node *) plan->targetlist, rewrites) ||
 		 computes_state_walker((Node *) plan->qual, rewrites)))
 		return true;
-	if (IsA(plan, Append))
-		children = ((Append *) plan)->appendplans;
-	else if (IsA(plan, MergeAppend))
-		children = ((MergeAppend *) plan)->mergeplans;
-	else if (IsA(plan, SubqueryScan))
-		children = list_make1(((SubqueryScan *) plan)->subplan);
-	else if (IsA(plan, CustomScan))
-		children = ((CustomScan *) plan)->custom_plans;
-	foreach(lc, children)
+	foreach(lc, uldp_plan_children(plan))
 		if (plan_computes_state(lfirst(lc), rewrites))
 			return true;
 	return plan_computes_state(plan->lefttree, rewrites) ||

@@ -40,6 +40,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "rowbound.h"
 #include "shardquery.h"
 #include "shardrows.h"
 
@@ -113,20 +114,13 @@ checked_rows_walker(Plan *plan)
 {
 	double		rows = -1;
 	double		checked;
-	List	   *children = NIL;
 	ListCell   *lc;
 
 	if (plan == NULL)
 		return -1;
 	if (IsA(plan, ForeignScan) && uldp_shard_size_checked((ForeignScan *) plan, &checked))
 		rows = checked;
-	if (IsA(plan, Append))
-		children = ((Append *) plan)->appendplans;
-	else if (IsA(plan, MergeAppend))
-		children = ((MergeAppend *) plan)->mergeplans;
-	else if (IsA(plan, SubqueryScan))
-		children = list_make1(((SubqueryScan *) plan)->subplan);
-	foreach(lc, children)
+	foreach(lc, uldp_plan_children(plan))
 		rows = Max(rows, checked_rows_walker(lfirst(lc)));
 	rows = Max(rows, checked_rows_walker(plan->lefttree));
 	return Max(rows, checked_rows_walker(plan->righttree));
