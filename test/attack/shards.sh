@@ -221,6 +221,8 @@ a join with an ordinary table|SELECT user_dp_count(v.user_id, 0.5) FROM %s v JOI
 a mean of booleans whose bounds are parameters|PREPARE p(float8) AS SELECT user_dp_mean(amount > 20, user_id, 0.5, $1, 1) FROM %s; EXECUTE p(0)
 EOF_SHIPPED
 cq -c "ALTER ROLE $A RESET uldp.test_seed" >/dev/null || exit 1
+is "$(sqlstate_on 0 "$A" "EXPLAIN SELECT user_dp_quantile(amount, user_id, 0.5, 0.5, 0, 100) FROM visits")" 42501 \
+    "c. the analyst may not EXPLAIN a release that ships rows either"
 # (charged: the shards check their sizes as the statement runs; the error depends on them only)
 for w in "amount > 10" "amount > 1e9"; do
     is "$(sqlstate_on 0 "$A" "SET uldp.max_partition_rows = 1000; SELECT user_dp_quantile(amount, user_id, 0.5, 0.5, 0, 100) FROM visits WHERE $w")" 54000 \
