@@ -348,10 +348,10 @@ uldp_shard_leaves(Oid relid)
 /*
  * Are the users of relid's partitions disjoint, whatever rows the shards
  * hold, once each partition keeps only the user ids that hash to it
- * (uldp_shard.partition_member)?  Yes for one foreign table, and for a
- * table partitioned by hash on the user id column alone, with the type's
- * default extended hash (which the shards compute too) and a deterministic
- * collation, into foreign partitions directly below it.
+ * (uldp_shard.partition_member)?  Yes for a table partitioned by hash on
+ * the user id column alone, with the type's default extended hash (which
+ * the shards compute too) and a deterministic collation, into foreign
+ * partitions directly below it.
  */
 bool
 uldp_shard_users_disjoint(Oid relid, AttrNumber user)
@@ -361,8 +361,6 @@ uldp_shard_users_disjoint(Oid relid, AttrNumber user)
 	bool		disjoint;
 	ListCell   *lc;
 
-	if (get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE)
-		return true;
 	rel = table_open(relid, NoLock);
 	key = RelationGetPartitionKey(rel);
 	disjoint = key != NULL && key->strategy == PARTITION_STRATEGY_HASH && key->partnatts == 1 &&
