@@ -42,3 +42,38 @@ SELECT user_dp_mean_ci(x > 50, user_id, 1.0)::text = :'serial_flag' AS parallel_
 -- an empty parallel scan
 SELECT user_dp_mean(x, user_id, 1.0, 0, 100) IS NOT NULL AS empty_parallel FROM big WHERE x < 0;
 RESET ALL;
+
+-- the merges of shards' parts (doc/scale-out.md): per-user states and
+-- partitions' sums, here one part per user of big, release what the rows
+-- release, serially and in parallel (combine, serialize)
+CREATE EXTENSION uldp_shard;
+CREATE TABLE shard_parts AS
+	SELECT uldp_shard.user_rows(x, user_id, 0, 100, NULL) AS states,
+		   uldp_shard.user_sums(x, user_id, 0, 100, true, 1, 0, NULL) AS sums,
+		   uldp_shard.user_sums(0::float8, user_id, 0, 0, false, 1, 0, NULL) AS counts
+	FROM big GROUP BY user_id;
+ANALYZE shard_parts;
+SET max_parallel_workers_per_gather = 0;
+SET uldp.test_seed = 5;
+SELECT user_dp_mean(x, user_id, 1.0, 0, 100) AS serial_rows FROM big \gset
+SET uldp.test_seed = 5;
+SELECT uldp.user_dp_mean(states, NULL::int, 1.0, 0, 100) = :serial_rows AS states_equal FROM shard_parts;
+SET uldp.test_seed = 5;
+SELECT uldp.user_dp_mean(sums, NULL::int, 1.0, 0, 100) = :serial_rows AS sums_equal FROM shard_parts;
+SET uldp.test_seed = 5;
+SELECT user_dp_count_ci(user_id, 1.0) AS serial_count FROM big \gset
+SET uldp.test_seed = 5;
+SELECT uldp.user_dp_count_ci(counts, NULL::int, 1.0)::text = :'serial_count' AS counts_equal FROM shard_parts;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET parallel_leader_participation = off;
+EXPLAIN (COSTS OFF) SELECT uldp.user_dp_mean(sums, NULL::int, 1.0, 0, 100) FROM shard_parts;
+SET uldp.test_seed = 5;
+SELECT uldp.user_dp_mean(states, NULL::int, 1.0, 0, 100) = :serial_rows AS parallel_states_equal FROM shard_parts;
+SET uldp.test_seed = 5;
+SELECT uldp.user_dp_mean(sums, NULL::int, 1.0, 0, 100) = :serial_rows AS parallel_sums_equal FROM shard_parts;
+SET uldp.test_seed = 5;
+SELECT uldp.user_dp_count_ci(counts, NULL::int, 1.0)::text = :'serial_count' AS parallel_counts_equal FROM shard_parts;
+RESET ALL;

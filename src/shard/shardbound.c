@@ -76,11 +76,73 @@ scan_bound_walker(PlanState *planstate, ScanBound *bound)
 	return planstate_tree_walker(planstate, scan_bound_walker, (void *) bound);
 }
 
+/* The partial aggregation's call of the aggregate the search names. */
+typedef struct CallSearch
+{
+	Oid			aggfnoid;
+	int			aggno;
+	Aggref	   *found;
+} CallSearch;
+
+static bool
+partial_call_walker(Node *node, CallSearch *search)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *aggref = (Aggref *) node;
+
+		if (aggref->aggfnoid == search->aggfnoid && aggref->aggno == search->aggno &&
+			!DO_AGGSPLIT_COMBINE(aggref->aggsplit))
+		{
+			search->found = aggref;
+			return true;
+		}
+		return false;
+	}
+	return expression_tree_walker(node, partial_call_walker, (void *) search);
+}
+
+static bool
+partial_agg_walker(PlanState *planstate, CallSearch *search)
+{
+	if (IsA(planstate, AggState) && !DO_AGGSPLIT_COMBINE(((AggState *) planstate)->aggsplit) &&
+		partial_call_walker((Node *) planstate->plan->targetlist, search))
+		return true;
+	return planstate_tree_walker(planstate, partial_agg_walker, (void *) search);
+}
+
+/*
+ * The arguments of an aggregate's call as written (TargetEntry nodes),
+ * for its transition or final function.  A final function sees its extra
+ * arguments as NULLs, so constant arguments are read from the call; but
+ * where the aggregate was computed in parallel, the call that the final
+ * step sees has the partial states for arguments: the call as written is
+ * that of the partial aggregation below it, in the same plan.
+ */
+List *
+uldp_shard_call_args(FunctionCallInfo fcinfo)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	CallSearch	search = {InvalidOid, 0, NULL};
+
+	if (aggref == NULL)
+		elog(ERROR, "uldp_shard aggregate support function called outside an aggregate");
+	if (!DO_AGGSPLIT_COMBINE(aggref->aggsplit))
+		return aggref->args;
+	search.aggfnoid = aggref->aggfnoid;
+	search.aggno = aggref->aggno;
+	if (!partial_agg_walker(outerPlanState((PlanState *) fcinfo->context), &search))
+		elog(ERROR, "the partial aggregation of uldp_shard.%s is not in the plan",
+			 get_func_name(aggref->aggfnoid));
+	return search.found->args;
+}
+
 /*
  * Refuses, whatever the rows, an aggregate whose tables could hold more
  * rows than its argument max_rows, number "arg" (NULL: no bound, for the
- * owner's own use).  A final function sees its extra arguments as NULLs,
- * so the bound is read from the call, where it must be a constant.
+ * owner's own use), which must be a constant.
  */
 void
 uldp_shard_check_rows(FunctionCallInfo fcinfo, int arg)
@@ -90,7 +152,7 @@ uldp_shard_check_rows(FunctionCallInfo fcinfo, int arg)
 	ScanBound	bound = {0, NULL};
 
 	uldp_shard_aggregate_context(fcinfo, get_func_name(aggref->aggfnoid));
-	max_rows = (Const *) lfirst_node(TargetEntry, list_nth_cell(aggref->args, arg))->expr;
+	max_rows = (Const *) lfirst_node(TargetEntry, list_nth_cell(uldp_shard_call_args(fcinfo), arg))->expr;
 	if (!IsA(max_rows, Const))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

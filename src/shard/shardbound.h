@@ -12,6 +12,7 @@
 #include "fmgr.h"
 
 extern MemoryContext uldp_shard_aggregate_context(FunctionCallInfo fcinfo, const char *function);
+extern List *uldp_shard_call_args(FunctionCallInfo fcinfo);
 extern void uldp_shard_check_rows(FunctionCallInfo fcinfo, int arg);
 
 #endif							/* ULDP_SHARDBOUND_H */

@@ -117,21 +117,21 @@ typedef struct SumsArgs
 } SumsArgs;
 
 /*
- * The constant arguments of user_sums, read from the call (the final
- * function of a partition without rows has no state, and a parallel
- * partial state none of them): constants the coordinator writes into the
- * query it ships.
+ * The constant arguments of user_sums, read from the call
+ * (uldp_shard_call_args: the final function of a partition without rows
+ * has no state, and a parallel partial state none of them): constants the
+ * coordinator writes into the query it ships.
  */
 static SumsArgs
 sums_args(FunctionCallInfo fcinfo)
 {
-	Aggref	   *aggref = AggGetAggref(fcinfo);
+	List	   *call = uldp_shard_call_args(fcinfo);
 	Const	   *args[5];
 	SumsArgs	result;
 
 	for (int i = 0; i < 5; i++)
 	{
-		args[i] = (Const *) lfirst_node(TargetEntry, list_nth_cell(aggref->args, 2 + i))->expr;
+		args[i] = (Const *) lfirst_node(TargetEntry, list_nth_cell(call, 2 + i))->expr;
 		if (!IsA(args[i], Const) || args[i]->constisnull)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

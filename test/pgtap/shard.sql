@@ -18,7 +18,7 @@ BEGIN
 END
 $$;
 
-SELECT plan(50);
+SELECT plan(55);
 
 -- ---------------------------------------------------------------------------
 -- objects and privileges
@@ -188,6 +188,25 @@ SELECT results_eq(
     $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, 0, 50, false, 1, 0, NULL))).* FROM uldp_tap_shard_big$$,
     $$SELECT count(*), NULL::numeric, sum(least(t, 50)) FROM (SELECT sum(v) t FROM uldp_tap_shard_big GROUP BY user_id) u$$,
     'user_sums in parallel: the users and the sum of their clamped totals');
+-- the final step of a parallel aggregation sees the partial states as its arguments: the
+-- constants (bounds, partition, row bound) come from the partial step's call
+SELECT ok((SELECT bool_or(plan LIKE '%Partial%Aggregate%') FROM
+           (SELECT t AS plan FROM uldp_tap_shard_explain(
+               'SELECT uldp_shard.user_sums(v, user_id, 0, 50, true, 3, 1, NULL) FROM uldp_tap_shard_big WHERE v * 0 = 1') t) s),
+    'user_sums over no rows runs as a partial aggregate in parallel workers too');
+SELECT results_eq(
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, 0, 50, true, 3, 1, NULL))).* FROM uldp_tap_shard_big WHERE v * 0 = 1$$,
+    $$VALUES (0::bigint, NULL::numeric, 0::float8)$$,
+    'in parallel, user_sums over no rows gives no users');
+SELECT throws_ok($$SELECT uldp_shard.user_sums(v, user_id, 0, 50, true, 3, 1, 10) FROM uldp_tap_shard_big WHERE v * 0 = 1$$,
+    '54000', NULL, 'in parallel, over no rows, user_sums still checks its row bound');
+SELECT throws_ok($$SELECT uldp_shard.user_rows(v, user_id, 0, 50, 10) FROM uldp_tap_shard_big WHERE v * 0 = 1$$,
+    '54000', NULL, 'and so does user_rows');
+SELECT results_eq(
+    $$SELECT user_id % 3, (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, 0, 50, true, 1, 0, NULL))).users
+      FROM uldp_tap_shard_big GROUP BY 1 ORDER BY 1$$,
+    $$SELECT user_id % 3, count(DISTINCT user_id) FROM uldp_tap_shard_big GROUP BY 1 ORDER BY 1$$,
+    'user_sums grouped, in parallel: each group''s users');
 RESET max_parallel_workers_per_gather;
 
 -- ---------------------------------------------------------------------------
