@@ -24,6 +24,10 @@ REGRESS = uldp_mean uldp_range uldp_parallel uldp_budget uldp_errors uldp_protec
 REGRESS_OPTS = --inputdir=.
 
 PG_CPPFLAGS = -I$(srcdir)/src
+# uldp_shard (src/shard/) defines the same functions as the sources both
+# compile: each module calls its own copies (-Bsymbolic), whichever a
+# backend loaded first.
+LDFLAGS_SL += -Wl,-Bsymbolic
 override PG_CFLAGS += -std=gnu99 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers
 
 LOCAL_LIB = src/local/libuldp_local.a
