@@ -10,6 +10,7 @@
 #define ULDP_SHARDBOUND_H
 
 #include "fmgr.h"
+#include "nodes/pg_list.h"
 
 extern MemoryContext uldp_shard_aggregate_context(FunctionCallInfo fcinfo, const char *function);
 extern List *uldp_shard_call_args(FunctionCallInfo fcinfo);
