@@ -34,6 +34,10 @@ LOCAL_LIB = src/local/libuldp_local.a
 LOCAL_TOOL = src/local/uldp-local
 EXTRA_CLEAN = $(LOCAL_LIB) $(LOCAL_TOOL) src/local/*.client.o
 
+# Track header dependencies (.deps/), which PostgreSQL's build of PGXS may
+# not: a changed header recompiles what includes it.
+override autodepend = yes
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
