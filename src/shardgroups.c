@@ -17,7 +17,7 @@
  *	SELECT s.key_1, user_dp_mean(s.value_1, s.user_id, eps, lo, hi),
  *		   user_dp_count(s.user_id, eps2) FILTER (WHERE s.value_2)
  *	FROM (SELECT uldp_shard.pair_user(u, max_rows), k,
- *				 uldp_shard.user_mean(v, lo, hi), bool_or(f)
+ *				 uldp_shard.user_mean(v, lo, hi), bool_or(f), u
  *		  FROM ONLY t_1 WHERE w GROUP BY u, k
  *		  UNION ALL ... one branch per leaf partition ...) s
  *	WHERE <the gate's checks>
@@ -327,13 +327,18 @@ uldp_shard_rewrite_grouped(Query *query, Index varno, List *checks, int max_rows
 		context.reason = "It releases nothing over the table.";
 	if ((*reason = context.reason) != NULL)
 		return false;
-	/* the branches group by the user id and return it through pair_user */
+	/*
+	 * The branches group by the user id and return it through pair_user;
+	 * the id grouped by is returned too, unread, so that a branch returns
+	 * all its columns and its foreign scan runs asynchronously.
+	 */
 	linitial(context.columns.exprs) = uldp_make_aggref(shard_aggregate(&context, "pair_user", user_args, 2),
 													   context.user->vartype,
 													   list_make2(copyObject(context.user),
 																  uldp_shard_int8(max_rows)),
 													   NULL, context.user->varcollid);
-	context.columns.grouped_only = list_make1(copyObject(context.user));
+	context.columns.grouped = bms_add_member(context.columns.grouped,
+											 pair_column(&context, (Expr *) copyObject(context.user), "user_key"));
 
 	shipping.uldp = context.uldp;
 	context.columns.exprs = (List *) uldp_shard_shippable((Node *) context.columns.exprs, &shipping);

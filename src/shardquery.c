@@ -524,9 +524,7 @@ branch_query(Relation parent, Oid leaf, const UldpShardColumns *columns, Node *q
 	Query	   *branch = makeNode(Query);
 	RangeTblEntry *rte = makeNode(RangeTblEntry);
 	RangeTblRef *ref = makeNode(RangeTblRef);
-	int			ncolumns = list_length(columns->exprs);
-	List	   *mapped = map_partition_varattnos(lappend(list_concat(keep_partition_users(columns->exprs, leaf),
-																	 columns->grouped_only),
+	List	   *mapped = map_partition_varattnos(lappend(keep_partition_users(columns->exprs, leaf),
 														 quals),
 												 1, rel, parent);
 	Bitmapset  *selected = NULL;
@@ -557,17 +555,9 @@ branch_query(Relation parent, Oid leaf, const UldpShardColumns *columns, Node *q
 
 		if (column == list_length(mapped))
 			break;				/* the quals */
-		if (column <= ncolumns)
-		{
-			tle = makeTargetEntry(lfirst(lc), column, pstrdup(list_nth(columns->names, column - 1)), false);
-			if (bms_is_member(column, columns->grouped))
-				group_by(branch, tle, column);
-		}
-		else
-		{
-			tle = makeTargetEntry(lfirst(lc), column, NULL, true);
+		tle = makeTargetEntry(lfirst(lc), column, pstrdup(list_nth(columns->names, column - 1)), false);
+		if (bms_is_member(column, columns->grouped))
 			group_by(branch, tle, column);
-		}
 		branch->targetList = lappend(branch->targetList, tle);
 	}
 	branch->hasAggs = contain_agg_clause((Node *) branch->targetList);
@@ -578,7 +568,11 @@ branch_query(Relation parent, Oid leaf, const UldpShardColumns *columns, Node *q
 
 /*
  * The UNION ALL of one branch per foreign leaf partition of "parent" (or
- * the only one), as a subquery.
+ * the only one), as a subquery.  Its OFFSET 0 keeps the planner from
+ * pulling it up into the query above: the clauses without columns there
+ * (the gate's checks, the size check, the registration of groups) then
+ * gate the whole Append once, instead of each branch, whose foreign scans
+ * can then run on their shards at once (asynchronously).
  */
 Query *
 uldp_shard_union(Relation parent, const UldpShardColumns *columns, Node *quals, bool sublinks,
@@ -634,6 +628,8 @@ uldp_shard_union(Relation parent, const UldpShardColumns *columns, Node *quals, 
 	}
 	query->setOperations = tree;
 	query->jointree = makeFromExpr(NIL, NULL);
+	query->limitOffset = (Node *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(0),
+											false, FLOAT8PASSBYVAL);
 	foreach(lc, columns->exprs)
 	{
 		int			column = foreach_current_index(lc);

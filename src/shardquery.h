@@ -36,7 +36,6 @@ typedef struct UldpShardColumns
 	List	   *exprs;			/* expressions over entry 1, the table */
 	List	   *names;			/* their names, char * */
 	Bitmapset  *grouped;		/* the numbers (from 1) of those grouped by */
-	List	   *grouped_only;	/* expressions grouped by, not returned */
 } UldpShardColumns;
 
 extern Oid	uldp_shard_function(const char *extension, const char *schema, const char *name,

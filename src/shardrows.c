@@ -23,8 +23,10 @@
  * bound statement.c needs to bound the release's memory before it charges
  * (uldp_shard_checked_rows reads it from the plan, as written when the
  * statement was planned).  The gate has checked the release as over a
- * local table; the filters are made shippable where they can be
- * (shardquery.c), and those that cannot ship run on the coordinator.
+ * local table.  The filters that read the table alone move into the
+ * branches, made shippable where they can be (shardquery.c): those that
+ * ship run on the shards, the others on the coordinator as the rows
+ * arrive; filters that read joined tables stay with the statement.
  *
  *-------------------------------------------------------------------------
  */
@@ -37,12 +39,56 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
 #include "rowbound.h"
 #include "shardquery.h"
 #include "shardrows.h"
+
+/* Does a clause read a column of a query above it? */
+static bool
+outer_column_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return ((Var *) node)->varlevelsup > 0;
+	return expression_tree_walker(node, outer_column_walker, context);
+}
+
+/*
+ * The clauses of "quals" (an AND) that read the table (entry varno) alone,
+ * which the branches apply (*own, over entry 1), and the others (the
+ * result): those that read joined tables, none (the gate's checks) or a
+ * subquery stay with the statement.
+ */
+static Node *
+split_quals(Node *quals, Index varno, Node **own)
+{
+	List	   *others = NIL;
+	List	   *table = NIL;
+	ListCell   *lc;
+
+	foreach(lc, make_ands_implicit((Expr *) quals))
+	{
+		Node	   *clause = lfirst(lc);
+		Bitmapset  *read = pull_varnos(NULL, clause);
+
+		if (bms_is_member(varno, read) && bms_num_members(read) == 1 &&
+			!checkExprHasSubLink(clause) && !outer_column_walker(clause, NULL))
+		{
+			clause = copyObject(clause);
+			ChangeVarNodes(clause, varno, 1, 0);
+			table = lappend(table, clause);
+		}
+		else
+			others = lappend(others, clause);
+	}
+	*own = table != NIL ? (Node *) make_ands_explicit(table) : NULL;
+	return others != NIL ? (Node *) make_ands_explicit(others) : NULL;
+}
 
 /*
  * Rewrites query's entry varno, a protected table kept on shards, into the
@@ -60,6 +106,7 @@ uldp_shard_ship_rows(Query *query, Index varno, List *checks, const char *why,
 	Relation	parent;
 	TupleDesc	desc;
 	Node	   *size_check;
+	Node	   *own_quals;
 	Query	   *rows;
 	List	   *names = NIL;
 	Oid			check_args[] = {INT8OID};
@@ -89,11 +136,14 @@ uldp_shard_ship_rows(Query *query, Index varno, List *checks, const char *why,
 		columns.names = lappend(columns.names, name);
 		names = lappend(names, makeString(name));
 	}
-	rows = uldp_shard_union(parent, &columns, NULL, false, parent->rd_rel->relowner);
+	/* the filters of the table alone run in the branches, on the shards where they ship */
+	shipping.uldp = get_extension_oid("uldp", false);
+	query->jointree->quals = split_quals(query->jointree->quals, varno, &own_quals);
+	own_quals = uldp_shard_shippable(own_quals, &shipping);
+	rows = uldp_shard_union(parent, &columns, own_quals, shipping.sublinks, parent->rd_rel->relowner);
 	table_close(parent, NoLock);
 
-	shipping.uldp = get_extension_oid("uldp", false);
-	query->jointree->quals = make_and_qual(uldp_shard_shippable(query->jointree->quals, &shipping),
+	query->jointree->quals = make_and_qual(query->jointree->quals,
 										   (Node *) make_ands_explicit(lappend(checks, size_check)));
 	query->hasSubLinks = true;
 	uldp_shard_replace_entry(query, varno, uldp_shard_subquery_entry(rows, "rows", names));
