@@ -320,19 +320,36 @@ registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *pub
 
 /*
  * The public keys of the level's grouping key, if it is one column of a
- * table whose keys were declared public; else NULL.
+ * table whose keys were declared public, or a column of a subquery that
+ * returns such a column as it is (its origin: the pairs of a release over
+ * shards, shardgroups.c); else NULL.
  */
 static Const *
 public_keys(Query *query, List *keys)
 {
 	Var		   *var = linitial(keys);
 	RangeTblEntry *rte;
+	Oid			relid;
+	AttrNumber	attnum;
 	Datum		array;
 
 	if (list_length(keys) != 1 || !IsA(var, Var) || var->varlevelsup != 0 || var->varattno <= 0)
 		return NULL;
 	rte = rt_fetch(var->varno, query->rtable);
-	if (rte->rtekind != RTE_RELATION || !uldp_public_group_keys(rte->relid, var->varattno, &array))
+	relid = rte->rtekind == RTE_RELATION ? rte->relid : InvalidOid;
+	attnum = var->varattno;
+	if (rte->rtekind == RTE_SUBQUERY)
+	{
+		TargetEntry *column = get_tle_by_resno(rte->subquery->targetList, var->varattno);
+
+		if (column != NULL && !column->resjunk && IsA(column->expr, Var) &&
+			OidIsValid(column->resorigtbl))
+		{
+			relid = column->resorigtbl;
+			attnum = column->resorigcol;
+		}
+	}
+	if (!OidIsValid(relid) || !uldp_public_group_keys(relid, attnum, &array))
 		return NULL;
 	return makeConst(get_array_type(var->vartype), -1, InvalidOid, -1, array, false, false);
 }

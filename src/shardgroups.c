@@ -48,10 +48,11 @@
  * partition raises never depends on them.  statement.c bounds the
  * release's memory by max_rows pairs per partition.
  *
- * Not rewritten (shardrewrite.c refuses them to roles that may not read the
- * table): keys declared public (uldp.set_public_groups: the coordinator's
- * keys are the subquery's columns), and releases whose per-user value is
- * not a mean or a total of rows (quantiles, vectors, models).
+ * Keys declared public (uldp.set_public_groups) for a column grouped by
+ * stay public: the pairs' key column keeps the column's origin, which
+ * grouping.c reads.  Not rewritten (they ship rows, shardrows.c): releases
+ * whose per-user value is not a mean or a total of rows (quantiles,
+ * vectors, models).
  *
  *-------------------------------------------------------------------------
  */
@@ -300,18 +301,8 @@ uldp_shard_rewrite_grouped(Query *query, Index varno, List *checks, int max_rows
 	context.relid = rte->relid;
 	context.uldp = get_extension_oid("uldp", false);
 	foreach(lc, query->groupClause)
-	{
-		Expr	   *key = get_sortgroupclause_tle(lfirst_node(SortGroupClause, lc), query->targetList)->expr;
-		Datum		public_keys;
-
-		if (IsA(key, Var) && ((Var *) key)->varno == varno &&
-			uldp_public_group_keys(rte->relid, ((Var *) key)->varattno, &public_keys))
-		{
-			*reason = "Its keys are declared public (uldp.set_public_groups), which grouped releases over shards do not read yet.";
-			return false;
-		}
-		context.keys = lappend(context.keys, key);
-	}
+		context.keys = lappend(context.keys,
+							   get_sortgroupclause_tle(lfirst_node(SortGroupClause, lc), query->targetList)->expr);
 	/* columns: the user id (known once a release is found), then the keys */
 	context.columns.exprs = list_make1(NULL);
 	context.columns.names = list_make1("user_id");
@@ -351,6 +342,22 @@ uldp_shard_rewrite_grouped(Query *query, Index varno, List *checks, int max_rows
 		context.reason = "Extension uldp_shard is not installed on the coordinator: its aggregates must exist here to be shipped.";
 	if ((*reason = context.reason) != NULL)
 		return false;
+	/*
+	 * A key that is a column of the table keeps its origin in the pairs, so
+	 * that keys declared public for it (uldp.set_public_groups) are those
+	 * grouping.c reads for the pairs' column
+	 */
+	foreach(lc, context.keys)
+	{
+		Var		   *key = lfirst(lc);
+		TargetEntry *column = list_nth(pairs->targetList, foreach_current_index(lc) + 1);
+
+		if (IsA(key, Var) && key->varno == varno && key->varlevelsup == 0)
+		{
+			column->resorigtbl = rte->relid;
+			column->resorigcol = key->varattno;
+		}
+	}
 
 	query->targetList = (List *) pairs_mutator((Node *) query->targetList, &context);
 	query->havingQual = pairs_mutator(query->havingQual, &context);
