@@ -29,12 +29,13 @@
 #   c. the analyst, without a user mapping, releases over the sharded table (the states are read
 #      with the owner's mapping), charged once, and may not EXPLAIN it; what cannot be bounded
 #      (uldp.max_state_memory) is refused before reading and charges nothing; what the shards cannot
-#      compute (a quantile, a filter they cannot run, a join, bounds that are parameters, keys
-#      declared public) ships the partitions' rows, read as the owner, with a NOTICE, and releases
+#      compute (a quantile, a filter they cannot run, a join, bounds that are parameters) ships the
+#      partitions' rows, read as the owner, with a NOTICE, and releases
 #      what one node releases (seeded), charged once; the shards check their sizes before sending
 #      any row, and a server that cannot run that check refuses; grouped releases run over the shards' per-(user, group)
 #      values, as on one node (with negligible noise, the same values) and charged the same, and
-#      their partitions' sizes are checked whether or not rows match; a partition larger than
+#      their partitions' sizes are checked whether or not rows match, their shards work at once,
+#      and keys declared public stay public over the pairs; a partition larger than
 #      uldp.max_partition_rows by its size is refused by its shard whether or not rows match, and
 #      a partition with use_remote_estimate (planning would ask its shard before the charge) too;
 #      the owner's release that cannot be rewritten ships rows, with a NOTICE; a release over
