@@ -34,9 +34,11 @@ LOCAL_LIB = src/local/libuldp_local.a
 LOCAL_TOOL = src/local/uldp-local
 EXTRA_CLEAN = $(LOCAL_LIB) $(LOCAL_TOOL) src/local/*.client.o
 
-# Track header dependencies (.deps/), which PostgreSQL's build of PGXS may
-# not: a changed header recompiles what includes it.
+# Track header dependencies, which PostgreSQL's build of PGXS may not: a
+# changed header recompiles what includes it.  The dependency files are
+# build output, kept under src/.
 override autodepend = yes
+override DEPDIR = src/.deps
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
