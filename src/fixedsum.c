@@ -132,10 +132,10 @@ uldp_partition_sums_from_bytea(bytea *value, UldpPartitionSums *sums)
 	memcpy(&magic, VARDATA_ANY(value), sizeof(magic));
 	if (magic != ULDP_SUMS_MAGIC)
 		return false;
-	if (size != sizeof(wire))
-		wire.version = 0;
-	else
+	memset(&wire, 0, sizeof(wire));
+	if (size == sizeof(wire))
 		memcpy(&wire, VARDATA_ANY(value), sizeof(wire));
+	/* another size leaves version 0, refused */
 	if (wire.version != ULDP_SUMS_VERSION || wire.users < 0 || wire.steps < 0 ||
 		!(wire.lower <= wire.upper))
 		ereport(ERROR,

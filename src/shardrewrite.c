@@ -138,19 +138,18 @@ is_postgres_fdw_table(Oid relid)
 }
 
 /*
- * Is relid a postgres_fdw foreign table, or partitioned into leaves that
- * all are?  (It locks the partitions, as planning would.)
+ * Is relid partitioned into leaves that all are postgres_fdw foreign
+ * tables?  (It locks the partitions, as planning would.)  A protected table
+ * is never a foreign table itself (protect.c).
  */
 bool
 uldp_table_sharded(Oid relid)
 {
-	char		relkind = get_rel_relkind(relid);
+	char		relkind;
 	bool		leaves = false;
 	ListCell   *lc;
 
-	if (relkind == RELKIND_FOREIGN_TABLE)
-		return is_postgres_fdw_table(relid);
-	if (relkind != RELKIND_PARTITIONED_TABLE)
+	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
 		return false;
 	foreach(lc, find_all_inheritors(relid, AccessShareLock, NULL))
 	{
@@ -174,8 +173,7 @@ reads_shards_walker(Node *node, void *context)
 		RangeTblEntry *rte = (RangeTblEntry *) node;
 		AttrNumber	privacy_unit;
 
-		return rte->rtekind == RTE_RELATION &&
-			(rte->relkind == RELKIND_PARTITIONED_TABLE || rte->relkind == RELKIND_FOREIGN_TABLE) &&
+		return rte->rtekind == RTE_RELATION && rte->relkind == RELKIND_PARTITIONED_TABLE &&
 			uldp_table_protection(rte->relid, &privacy_unit) && uldp_table_sharded(rte->relid);
 	}
 	if (IsA(node, Query))

@@ -30,6 +30,17 @@
 
 PG_FUNCTION_INFO_V1(uldp_shard_partition_member);
 
+/* Refuses a bound that is no hash partition's. */
+void
+uldp_partition_bound_check(int32 modulus, int32 remainder)
+{
+	if (modulus <= 0 || remainder < 0 || remainder >= modulus)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a hash partition needs 0 <= remainder < modulus"),
+				 errhint("Pass the partition's bound: FOR VALUES WITH (MODULUS m, REMAINDER r).")));
+}
+
 /*
  * The partition FOR VALUES WITH (MODULUS modulus, REMAINDER remainder) of
  * ids of "type" under "collation"; the hash function's state lives in
@@ -41,11 +52,7 @@ uldp_partition_member_init(UldpPartitionMember *member, Oid type, Oid collation,
 {
 	TypeCacheEntry *entry;
 
-	if (modulus <= 0 || remainder < 0 || remainder >= modulus)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a hash partition needs 0 <= remainder < modulus"),
-				 errhint("Pass the partition's bound: FOR VALUES WITH (MODULUS m, REMAINDER r).")));
+	uldp_partition_bound_check(modulus, remainder);
 	entry = lookup_type_cache(type, TYPECACHE_HASH_EXTENDED_PROC_FINFO);
 	if (!OidIsValid(entry->hash_extended_proc))
 		ereport(ERROR,

@@ -19,6 +19,7 @@ typedef struct UldpPartitionMember
 	uint64		remainder;
 } UldpPartitionMember;
 
+extern void uldp_partition_bound_check(int32 modulus, int32 remainder);
 extern void uldp_partition_member_init(UldpPartitionMember *member, Oid type, Oid collation,
 									   int32 modulus, int32 remainder, MemoryContext context);
 extern bool uldp_partition_member(UldpPartitionMember *member, Datum id);

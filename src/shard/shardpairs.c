@@ -26,10 +26,8 @@
 
 #include "fmgr.h"
 
+#include "params.h"
 #include "shardbound.h"
-
-/* the largest magnitude uldp keeps (ULDP_MAX_MAGNITUDE in uldp's params.h) */
-#define MAX_MAGNITUDE 1e300
 
 typedef struct PairValue
 {
@@ -49,7 +47,7 @@ PG_FUNCTION_INFO_V1(uldp_shard_pair_user_transfn);
 
 /*
  * Adds one row to a pair's value; the bounds are arguments 2 and 3 (a
- * mean's, checked at its first row) or none (a total's, +-MAX_MAGNITUDE).
+ * mean's, checked at its first row) or none (a total's, +-ULDP_MAX_MAGNITUDE).
  */
 static Datum
 add_value(FunctionCallInfo fcinfo, double value, bool bounded)
@@ -58,11 +56,12 @@ add_value(FunctionCallInfo fcinfo, double value, bool bounded)
 
 	if (pair == NULL)
 	{
-		MemoryContext aggcontext = uldp_shard_aggregate_context(fcinfo, "uldp_shard.user_mean");
+		MemoryContext aggcontext = uldp_shard_aggregate_context(fcinfo, bounded ? "uldp_shard.user_mean" :
+																"uldp_shard.user_total");
 
 		pair = MemoryContextAllocZero(aggcontext, sizeof(PairValue));
-		pair->lower = -MAX_MAGNITUDE;
-		pair->upper = MAX_MAGNITUDE;
+		pair->lower = -ULDP_MAX_MAGNITUDE;
+		pair->upper = ULDP_MAX_MAGNITUDE;
 		if (bounded)
 		{
 			if (PG_ARGISNULL(2) || PG_ARGISNULL(3) ||

@@ -143,6 +143,8 @@ sums_args(FunctionCallInfo fcinfo)
 	result.modulus = DatumGetInt32(args[3]->constvalue);
 	result.remainder = DatumGetInt32(args[4]->constvalue);
 	check_bounds(result.lower, result.upper, "user_sums");
+	/* checked here, whatever the rows, not only where a row needs it */
+	uldp_partition_bound_check(result.modulus, result.remainder);
 	return result;
 }
 

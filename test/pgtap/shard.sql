@@ -18,7 +18,7 @@ BEGIN
 END
 $$;
 
-SELECT plan(55);
+SELECT plan(56);
 
 -- ---------------------------------------------------------------------------
 -- objects and privileges
@@ -124,6 +124,8 @@ SELECT results_eq(
     'user_sums of text ids (one hash per row) keeps its partition''s users and their totals');
 SELECT throws_ok($$SELECT uldp_shard.user_sums(v, user_id, 0, 1, true, 2, 2, NULL) FROM uldp_tap_shard_rows$$,
     '22023', 'a hash partition needs 0 <= remainder < modulus', 'user_sums refuses a remainder beyond the modulus');
+SELECT throws_ok($$SELECT uldp_shard.user_sums(v, user_id::text, 0, 1, true, 0, 0, NULL) FROM uldp_tap_shard_rows WHERE false$$,
+    '22023', 'a hash partition needs 0 <= remainder < modulus', 'and a modulus of 0 over no rows, whatever the ids');
 -- partition_member: each id belongs to exactly one remainder
 SELECT is((SELECT count(*) FROM generate_series(-2000, 2000) g
            WHERE (SELECT count(*) FROM generate_series(0, 6) r WHERE uldp_shard.partition_member(g, 7, r)) <> 1),
