@@ -91,6 +91,7 @@ typedef struct RowBound
 {
 	double		rows;
 	const char *table;			/* the last protected table seen, or NULL */
+	double		partition_rows; /* uldp_shard_checked_rows, or 0 if not read yet */
 } RowBound;
 
 /* An Agg node that computes uldp aggregates. */
@@ -288,7 +289,11 @@ row_bound_walker(PlanState *planstate, RowBound *bound)
 			bound->table = RelationGetRelationName(rel);
 			/* a foreign partition's rows: the bound its shard checks (shardrows.c) */
 			if (rte->relkind == RELKIND_FOREIGN_TABLE)
-				rows = uldp_shard_checked_rows(planstate->state);
+			{
+				if (bound->partition_rows == 0)
+					bound->partition_rows = uldp_shard_checked_rows(planstate->state);
+				rows = bound->partition_rows;
+			}
 			else if (!uldp_table_row_bound(rel, &rows))
 				rows = -1;
 			if (rows < 0)
