@@ -64,6 +64,19 @@ SET uldp.test_seed = 5;
 SELECT user_dp_count_ci(user_id, 1.0) AS serial_count FROM big \gset
 SET uldp.test_seed = 5;
 SELECT uldp.user_dp_count_ci(counts, NULL::int, 1.0)::text = :'serial_count' AS counts_equal FROM shard_parts;
+-- parts that share users (each user's rows spread over 7 parts): a user is
+-- one user, with the rows of all its parts
+CREATE TABLE shared_parts AS
+	SELECT uldp_shard.user_rows(x, user_id, 0, 100, NULL) AS states
+	FROM big GROUP BY x::int % 7;
+SET uldp.test_seed = 5;
+SELECT uldp.user_dp_mean(states, NULL::int, 1.0, 0, 100) = :serial_rows AS shared_equal FROM shared_parts;
+-- a state whose users are not in partition order is no state of uldp_shard
+-- (its 24-byte header, then users of 20 bytes, here in reverse order)
+SELECT uldp.user_dp_mean(substr(s, 1, 24) ||
+		(SELECT string_agg(substr(s, 25 + 20 * i, 20), ''::bytea ORDER BY i DESC)
+		 FROM generate_series(0, (length(s) - 24) / 20 - 1) i), NULL::int, 1.0, 0, 100)
+FROM (SELECT uldp_shard.user_rows(x, user_id, 0, 100, NULL) AS s FROM big WHERE user_id < 50) a;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -76,4 +89,6 @@ SET uldp.test_seed = 5;
 SELECT uldp.user_dp_mean(sums, NULL::int, 1.0, 0, 100) = :serial_rows AS parallel_sums_equal FROM shard_parts;
 SET uldp.test_seed = 5;
 SELECT uldp.user_dp_count_ci(counts, NULL::int, 1.0)::text = :'serial_count' AS parallel_counts_equal FROM shard_parts;
+SET uldp.test_seed = 5;
+SELECT uldp.user_dp_mean(states, NULL::int, 1.0, 0, 100) = :serial_rows AS parallel_shared_equal FROM shared_parts;
 RESET ALL;

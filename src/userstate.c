@@ -20,8 +20,11 @@
  * Other releases, whose callers may read the rows anyway, check the limit
  * before every growth of the table.
  *
- * Serialized partial states are kept as they are until the final function
- * merges them all at once (state_settle).
+ * Serialized partial states (parallel workers', shards') are kept as they
+ * are, as runs of users, until the state is read: the reader then merges
+ * them all at once, a partition of users at a time (usermerge.c), instead
+ * of inserting each into one table of all users, a cache miss per user in
+ * the serial part of the plan.
  *
  *-------------------------------------------------------------------------
  */
@@ -34,6 +37,7 @@
 
 #include "fixedsum.h"
 #include "statement.h"
+#include "usermerge.h"
 #include "userstate.h"
 
 int			uldp_max_state_memory = 1024 * 1024;	/* 1 GB */
@@ -56,7 +60,7 @@ struct UldpState
 	bool		bounded;		/* memory bounded before reading: no checks */
 	MemoryContext context;
 	UldpUserTable table;
-	/* serialized partial states not merged yet (see uldp_user_combinefn) */
+	/* serialized users not merged yet (UldpUserRun, see the file's head) */
 	List	   *chunks;
 	Size		chunk_bytes;
 	/* shards' sums merged instead of users (uldp_user_merge_transfn) */
@@ -166,36 +170,119 @@ state_create(MemoryContext context, const UldpParams *params, bool key_byval,
 	return state;
 }
 
-/* Merges one serialized state (uldp_user_serialfn's format, no header). */
+/*
+ * Keeps a copy of "nusers" serialized users, to be merged when the state is
+ * read.
+ */
 static void
-merge_chunk(UldpState *state, const char *chunk)
+keep_run(UldpState *state, const char *users, int64 nusers)
 {
-	UldpStateHeader header;
+	Size		bytes = nusers * ULDP_SERIALIZED_USER_BYTES;
+	MemoryContext old_context;
+	UldpUserRun *run;
+	char	   *copy;
 
-	memcpy(&header, chunk, sizeof(header));
-	uldp_user_table_merge(&state->table, chunk + sizeof(header), header.nusers);
+	state->chunk_bytes += bytes;
+	check_memory(state, state->table.users->size);
+	old_context = MemoryContextSwitchTo(state->context);
+	copy = palloc_extended(Max(bytes, 1), MCXT_ALLOC_HUGE);
+	memcpy(copy, users, bytes);
+	run = palloc(sizeof(UldpUserRun));
+	run->users = copy;
+	run->nusers = nusers;
+	state->chunks = lappend(state->chunks, run);
+	MemoryContextSwitchTo(old_context);
+}
+
+/* The users a state holds, counting a user in two runs twice. */
+static int64
+state_entries(UldpState *state)
+{
+	int64		entries;
+	ListCell   *cell;
+
+	uldp_user_table_flush(&state->table);
+	entries = uldp_user_table_users(&state->table);
+	foreach(cell, state->chunks)
+		entries += ((UldpUserRun *) lfirst(cell))->nusers;
+	return entries;
 }
 
 /*
- * Brings a state up to date: merges its serialized chunks and its buffered
- * rows.  Every reader of a state calls it first.  It does not change what
- * the state holds, only where, so final functions that call it are still
- * read-only in the sense of FINALFUNC_MODIFY.
+ * A reading of a state's distinct users, each once with all its rows: its
+ * table's, or, when it kept runs, the merge of its table's users with
+ * them.
+ */
+typedef struct StateReader
+{
+	UldpState  *state;
+	bool		merging;
+	users_iterator iterator;
+	UldpUserRun *runs;
+	UldpUserMerge merge;
+} StateReader;
+
+/*
+ * Starts reading a state.  Unless the state was bounded before reading,
+ * checks that the reading's memory, and "extra" bytes per user entry on
+ * top, fit in the limit.  It does not change what the state holds, so
+ * final functions that read it are read-only in the sense of
+ * FINALFUNC_MODIFY.
  */
 static void
-state_settle(UldpState *state)
+reader_begin(StateReader *reader, UldpState *state, Size extra)
 {
+	int64		entries = state_entries(state);
+	int64		table_users = uldp_user_table_users(&state->table);
+	int			nruns = 0;
 	ListCell   *cell;
 
-	foreach(cell, state->chunks)
+	reader->state = state;
+	reader->merging = state->chunks != NIL;
+	if (!reader->merging)
 	{
-		merge_chunk(state, lfirst(cell));
-		pfree(lfirst(cell));
+		check_memory_extra(state, state->table.users->size, entries * extra);
+		users_start_iterate(state->table.users, &reader->iterator);
+		return;
 	}
-	list_free(state->chunks);
-	state->chunks = NIL;
-	state->chunk_bytes = 0;
-	uldp_user_table_flush(&state->table);
+	check_memory_extra(state, state->table.users->size,
+					   entries * extra + table_users * ULDP_SERIALIZED_USER_BYTES);
+	reader->runs = palloc((list_length(state->chunks) + 1) * sizeof(UldpUserRun));
+	if (table_users > 0)
+	{
+		char	   *users = palloc_extended(table_users * ULDP_SERIALIZED_USER_BYTES,
+											MCXT_ALLOC_HUGE);
+
+		uldp_user_table_write(&state->table, users);
+		reader->runs[nruns].users = users;
+		reader->runs[nruns++].nusers = table_users;
+	}
+	foreach(cell, state->chunks)
+		reader->runs[nruns++] = *(UldpUserRun *) lfirst(cell);
+	uldp_user_merge_begin(&reader->merge, reader->runs, nruns);
+	check_memory_extra(state, state->table.users->size,
+					   entries * extra + table_users * ULDP_SERIALIZED_USER_BYTES +
+					   reader->merge.working_bytes);
+}
+
+/* The next distinct user, or NULL after the last. */
+static UldpUser *
+reader_next(StateReader *reader)
+{
+	if (reader->merging)
+		return uldp_user_merge_next(&reader->merge);
+	return users_iterate(reader->state->table.users, &reader->iterator);
+}
+
+static void
+reader_end(StateReader *reader)
+{
+	if (!reader->merging)
+		return;
+	uldp_user_merge_end(&reader->merge);
+	if (uldp_user_table_users(&reader->state->table) > 0)
+		pfree((char *) reader->runs[0].users);
+	pfree(reader->runs);
 }
 
 /*
@@ -362,7 +449,7 @@ uldp_user_merge_transfn(PG_FUNCTION_ARGS)
 	if (users == NULL)
 		add_sums(state, &sums);
 	else
-		uldp_user_table_merge(&state->table, users, header.nusers);
+		keep_run(state, users, header.nusers);
 	PG_RETURN_POINTER(state);
 }
 
@@ -403,65 +490,74 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(state1);
 }
 
+/*
+ * A state's users, in partition order: its table's, or, when it kept runs,
+ * their merge with them.
+ */
 Datum
 uldp_user_serialfn(PG_FUNCTION_ARGS)
 {
 	UldpState  *state = (UldpState *) PG_GETARG_POINTER(0);
 	UldpStateHeader header;
-	Size		size = VARHDRSZ + sizeof(UldpStateHeader);
+	int64		entries = state_entries(state);
 	bytea	   *result;
+	char	   *users;
 	char	   *cursor;
 
-	state_settle(state);
-	size += uldp_user_table_serialized_bytes(&state->table);
-	result = palloc_extended(size, MCXT_ALLOC_HUGE);
-	SET_VARSIZE(result, size);
+	result = palloc_extended(VARHDRSZ + sizeof(header) + entries * ULDP_SERIALIZED_USER_BYTES,
+							 MCXT_ALLOC_HUGE);
+	users = VARDATA(result) + sizeof(header);
+	if (state->chunks == NIL)
+		cursor = uldp_user_table_write(&state->table, users);
+	else
+	{
+		StateReader reader;
+		UldpUser   *user;
+
+		reader_begin(&reader, state, 0);
+		cursor = users;
+		while ((user = reader_next(&reader)) != NULL)
+		{
+			memcpy(cursor, &user->count, sizeof(user->count));
+			memcpy(cursor + sizeof(user->count), &user->sum, sizeof(user->sum));
+			memcpy(cursor + sizeof(user->count) + sizeof(user->sum), &user->id,
+				   sizeof(user->id));
+			cursor += ULDP_SERIALIZED_USER_BYTES;
+		}
+		reader_end(&reader);
+	}
+	SET_VARSIZE(result, cursor - (char *) result);
 	memset(&header, 0, sizeof(header));
 	header.params = state->params;
 	header.key_byval = state->key_byval;
 	header.key_typlen = state->key_typlen;
-	header.nusers = uldp_user_table_users(&state->table);
+	header.nusers = (cursor - users) / ULDP_SERIALIZED_USER_BYTES;
 	header.has_sums = state->has_sums;
 	header.sums = state->sums;
-	cursor = VARDATA(result);
-	memcpy(cursor, &header, sizeof(header));
-	cursor += sizeof(header);
-
-	cursor = uldp_user_table_write(&state->table, cursor);
-	Assert(cursor == (char *) result + size);
+	memcpy(VARDATA(result), &header, sizeof(header));
 	PG_RETURN_BYTEA_P(result);
 }
 
 /*
- * Keeps a copy of the serialized state: the users are merged into a table
- * only when the state is read (state_settle), once for all the partial
- * states that the leader combines, instead of once per partial state.
+ * Keeps a copy of the serialized users: they are merged only when the state
+ * is read, once for all the partial states that the leader combines.
  */
 Datum
 uldp_user_deserialfn(PG_FUNCTION_ARGS)
 {
 	bytea	   *serialized = PG_GETARG_BYTEA_PP(0);
-	Size		size = VARSIZE_ANY_EXHDR(serialized);
 	MemoryContext aggcontext;
-	MemoryContext old_context;
 	UldpStateHeader header;
 	UldpState  *state;
-	char	   *chunk;
 
 	if (!AggCheckCallContext(fcinfo, &aggcontext))
 		elog(ERROR, "uldp_user_deserialfn called in non-aggregate context");
 	memcpy(&header, VARDATA_ANY(serialized), sizeof(header));
 	state = state_create(aggcontext, &header.params, header.key_byval,
 						 header.key_typlen, uldp_release_bounded(fcinfo), INITIAL_USERS);
-	state->chunk_bytes = size;
 	state->has_sums = header.has_sums;
 	state->sums = header.sums;
-	check_memory(state, state->table.users->size);
-	chunk = MemoryContextAllocHuge(aggcontext, size);
-	memcpy(chunk, VARDATA_ANY(serialized), size);
-	old_context = MemoryContextSwitchTo(aggcontext);
-	state->chunks = list_make1(chunk);
-	MemoryContextSwitchTo(old_context);
+	keep_run(state, VARDATA_ANY(serialized) + sizeof(header), header.nusers);
 	PG_RETURN_POINTER(state);
 }
 
@@ -472,10 +568,9 @@ uldp_user_deserialfn(PG_FUNCTION_ARGS)
 const UldpPartitionSums *
 uldp_state_partition_sums(UldpState *state)
 {
-	state_settle(state);
 	if (!state->has_sums)
 		return NULL;
-	if (uldp_user_table_users(&state->table) > 0)
+	if (state_entries(state) > 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("a release cannot merge both per-user states and partitions' sums"),
@@ -488,8 +583,18 @@ int64
 uldp_state_users(UldpState *state)
 {
 	const UldpPartitionSums *sums = uldp_state_partition_sums(state);
+	StateReader reader;
+	int64		n = 0;
 
-	return sums != NULL ? sums->users : uldp_user_table_users(&state->table);
+	if (sums != NULL)
+		return sums->users;
+	if (state->chunks == NIL)
+		return state_entries(state);
+	reader_begin(&reader, state, 0);
+	while (reader_next(&reader) != NULL)
+		n++;
+	reader_end(&reader);
+	return n;
 }
 
 /*
@@ -498,27 +603,24 @@ uldp_state_users(UldpState *state)
  * a user has rows near ULDP_MAX_MAGNITUDE; such a value is clamped like any
  * other (a NaN from +Inf + -Inf partial sums becomes 0): the mechanisms
  * only rely on every user's value lying within the bounds.  A user with
- * more than 2^32 - 1 rows had its sum halved (user_add), which keeps its
- * average but halves its total: a total so large is clipped anyway.
+ * more than 2^32 - 1 rows had its sum halved (uldp_user_add_rows), which
+ * keeps its average but halves its total: a total so large is clipped
+ * anyway.
  */
 static double *
 user_values(UldpState *state, int64 *nusers, bool average)
 {
+	StateReader reader;
 	double	   *values;
-	users_iterator iterator;
 	UldpUser   *user;
 	int64		n = 0;
 
-	state_settle(state);
 	/* the release needs the values and, in range.c, up to three more
 	 * arrays of 8 bytes and two bytes of segments per user */
-	check_memory_extra(state, state->table.users->size,
-					   (Size) uldp_user_table_users(&state->table) * RELEASE_BYTES_PER_USER);
-	values = palloc_extended(Max(uldp_user_table_users(&state->table), 1) * sizeof(double),
+	reader_begin(&reader, state, RELEASE_BYTES_PER_USER);
+	values = palloc_extended(Max(state_entries(state), 1) * sizeof(double),
 							 MCXT_ALLOC_HUGE);
-
-	users_start_iterate(state->table.users, &iterator);
-	while ((user = users_iterate(state->table.users, &iterator)) != NULL)
+	while ((user = reader_next(&reader)) != NULL)
 	{
 		double		value = average ? user->sum / (double) user->count : user->sum;
 
@@ -526,6 +628,7 @@ user_values(UldpState *state, int64 *nusers, bool average)
 			value = 0;
 		values[n++] = Min(Max(value, state->params.lower), state->params.upper);
 	}
+	reader_end(&reader);
 	*nusers = n;
 	return values;
 }

@@ -18,8 +18,9 @@
  * owner decides, before every growth, whether the memory may be taken.
  *
  * Serialized, a table is its users one after another: count (uint32), sum
- * (double), key (uint64), in the machine's byte order; as a value (bytea)
- * it is preceded by an UldpTableHeader.
+ * (double), key (uint64), in the machine's byte order, in partition order
+ * (uldp_user_partition; usermerge.c merges runs so written); as a value
+ * (bytea) it is preceded by an UldpTableHeader.
  *
  *-------------------------------------------------------------------------
  */
@@ -103,25 +104,6 @@ uldp_user_table_init(UldpUserTable *table, MemoryContext context,
 	table->users = users_create(context, expected_users, NULL);
 }
 
-/*
- * Adds rows to a user.  A user with more than 2^32 - 1 rows has its sum and
- * count halved, which keeps the average it contributes (up to one row in
- * 2^32) without a wider counter in every entry.
- */
-static inline void
-user_add(UldpUser *user, double sum, uint64 count)
-{
-	uint64		total = user->count + count;
-
-	user->sum += sum;
-	while (unlikely(total > PG_UINT32_MAX))
-	{
-		total /= 2;
-		user->sum /= 2;
-	}
-	user->count = (uint32) total;
-}
-
 static void
 table_accumulate(UldpUserTable *table, uint64 id, uint32 hash, double sum,
 				 uint64 count)
@@ -138,7 +120,7 @@ table_accumulate(UldpUserTable *table, uint64 id, uint32 hash, double sum,
 		user->count = 0;
 		user->sum = 0;
 	}
-	user_add(user, sum, count);
+	uldp_user_add_rows(user, sum, count);
 }
 
 /* Adds the buffered additions, whose buckets were prefetched. */
@@ -166,24 +148,40 @@ uldp_user_table_reserve(UldpUserTable *table, uint64 users)
 
 /*
  * Writes a flushed table's users at "cursor", which has room for
- * uldp_user_table_serialized_bytes(); returns the end of what it wrote.
+ * uldp_user_table_serialized_bytes(), in partition order (a counting sort
+ * on the partition); returns the end of what it wrote.
  */
 char *
 uldp_user_table_write(UldpUserTable *table, char *cursor)
 {
+	int64	   *offsets = palloc0(ULDP_USER_PARTITIONS * sizeof(int64));
+	int64		position = 0;
 	users_iterator iterator;
 	UldpUser   *user;
 
-#define PUT(value) (memcpy(cursor, &(value), sizeof(value)), cursor += sizeof(value))
+	users_start_iterate(table->users, &iterator);
+	while ((user = users_iterate(table->users, &iterator)) != NULL)
+		offsets[uldp_user_partition(user->id)]++;
+	for (int p = 0; p < ULDP_USER_PARTITIONS; p++)
+	{
+		int64		count = offsets[p];
+
+		offsets[p] = position;
+		position += count;
+	}
 	users_start_iterate(table->users, &iterator);
 	while ((user = users_iterate(table->users, &iterator)) != NULL)
 	{
-		PUT(user->count);		/* a uint32 */
-		PUT(user->sum);
-		PUT(user->id);
+		char	   *entry = cursor +
+			offsets[uldp_user_partition(user->id)]++ * ULDP_SERIALIZED_USER_BYTES;
+
+		memcpy(entry, &user->count, sizeof(user->count));
+		memcpy(entry + sizeof(user->count), &user->sum, sizeof(user->sum));
+		memcpy(entry + sizeof(user->count) + sizeof(user->sum), &user->id,
+			   sizeof(user->id));
 	}
-#undef PUT
-	return cursor;
+	pfree(offsets);
+	return cursor + position * ULDP_SERIALIZED_USER_BYTES;
 }
 
 /* users of a serialized table looked up to estimate how many are new */
@@ -212,12 +210,10 @@ reserve_for_new(UldpUserTable *table, int64 incoming, int64 sample, int64 found)
  * is one user, with both its sums and counts); returns the end of what it
  * read.
  *
- * Serialized users follow their table's buckets, that is the order of
- * their hashes, and are added in that order: into a table of the same
- * size, each addition then lands next to the previous one.  But users new
- * to the table, added in hash order into a table close to its 90% growth
- * point, pile up behind one another (each shifting the entries after it),
- * which made merging shards' disjoint users take quadratic time.  So the
+ * Users new to a table close to its 90% growth point, added in the order
+ * of their buckets, would pile up behind one another (each shifting the
+ * entries after it), which made merging shards' disjoint users take
+ * quadratic time when serialized tables followed their buckets.  So the
  * table first grows to room for the users it already has and the new ones
  * among "nusers", estimated from the first MERGE_SAMPLE of them: never
  * more than their total, so within the memory a release reserved for them.
@@ -324,11 +320,21 @@ uldp_user_table_read_header(bytea *value, UldpTableHeader *header)
 		header->version != ULDP_TABLE_VERSION || header->nusers < 0 ||
 		(uint64) header->nusers != (size - sizeof(*header)) / ULDP_SERIALIZED_USER_BYTES ||
 		(size - sizeof(*header)) % ULDP_SERIALIZED_USER_BYTES != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("invalid per-user state"),
-				 errdetail("The value is not a per-user state of uldp_shard version %d written on a machine of this byte order.",
-						   ULDP_TABLE_VERSION),
-				 errhint("Install the same uldp_shard version on every shard, on machines of the coordinator's architecture.")));
+		uldp_user_state_invalid();
 	return VARDATA_ANY(value) + sizeof(*header);
+}
+
+/*
+ * Raises the error of a value that is not a serialized table of this
+ * version and byte order.
+ */
+void
+uldp_user_state_invalid(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+			 errmsg("invalid per-user state"),
+			 errdetail("The value is not a per-user state of uldp_shard version %d written on a machine of this byte order.",
+					   ULDP_TABLE_VERSION),
+			 errhint("Install the same uldp_shard version on every shard, on machines of the coordinator's architecture.")));
 }

@@ -20,6 +20,9 @@
 #define ULDP_SERIALIZED_USER_BYTES (sizeof(uint32) + sizeof(double) + sizeof(uint64))
 /* additions buffered while their user's bucket is prefetched */
 #define ULDP_PENDING_USERS 8
+/* serialized users come in this many partitions (usermerge.c) */
+#define ULDP_USER_PARTITION_BITS 11
+#define ULDP_USER_PARTITIONS (1 << ULDP_USER_PARTITION_BITS)
 
 /* the splitmix64 finaliser: every input bit reaches every output bit */
 static inline uint64
@@ -87,7 +90,7 @@ typedef struct UldpTableHeader
 } UldpTableHeader;
 
 #define ULDP_TABLE_MAGIC 0x554c5431	/* "ULT1" */
-#define ULDP_TABLE_VERSION 1
+#define ULDP_TABLE_VERSION 2
 
 /* the most users a serialized table holds: a value takes at most 1 GB */
 #define ULDP_MAX_SERIALIZED_USERS \
@@ -106,11 +109,43 @@ extern void uldp_user_table_add_table(UldpUserTable *table, UldpUserTable *sourc
 extern bytea *uldp_user_table_to_bytea(UldpUserTable *table, bool key_byval,
 									   int16 key_typlen);
 extern const char *uldp_user_table_read_header(bytea *value, UldpTableHeader *header);
+extern void uldp_user_state_invalid(void) pg_attribute_noreturn();
 
 static inline uint32
 uldp_user_hash(uint64 id)
 {
 	return (uint32) uldp_mix64(id);
+}
+
+/*
+ * The partition of a user's serialized entry: the top bits of its hash, so
+ * that the table's buckets, which its low bits choose, spread over all of
+ * them.
+ */
+static inline int
+uldp_user_partition(uint64 id)
+{
+	return (int) (uldp_user_hash(id) >> (32 - ULDP_USER_PARTITION_BITS));
+}
+
+/*
+ * Adds "count" rows, whose values sum to "sum", to a user.  A user with more
+ * than 2^32 - 1 rows has its sum and count halved, which keeps the average
+ * it contributes (up to one row in 2^32) without a wider counter in every
+ * entry.
+ */
+static inline void
+uldp_user_add_rows(UldpUser *user, double sum, uint64 count)
+{
+	uint64		total = user->count + count;
+
+	user->sum += sum;
+	while (unlikely(total > PG_UINT32_MAX))
+	{
+		total /= 2;
+		user->sum /= 2;
+	}
+	user->count = (uint32) total;
 }
 
 /*
