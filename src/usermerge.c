@@ -78,15 +78,34 @@ uldp_user_merge_begin(UldpUserMerge *merge, UldpUserRun *runs, int nruns)
 		((Size) merge->slot_mask + 1) * sizeof(int32);
 }
 
+/*
+ * Frees the slots of the partition merged last: each user's, found by its
+ * probe (which passes over slots freed already, as it looks for the user's
+ * number, not for a free slot).  Clearing the whole table instead would
+ * cost its size for every partition, empty ones too.
+ */
+static void
+free_slots(UldpUserMerge *merge)
+{
+	for (int64 i = 0; i < merge->nmerged; i++)
+	{
+		uint32		slot = uldp_user_hash(merge->merged[i].id) & merge->slot_mask;
+
+		while (merge->slots[slot] != i + 1)
+			slot = (slot + 1) & merge->slot_mask;
+		merge->slots[slot] = 0;
+	}
+}
+
 /* Merges the next partition that has users into merge->merged. */
 static void
 merge_partition(UldpUserMerge *merge)
 {
+	free_slots(merge);
 	merge->nmerged = 0;
 	merge->next = 0;
 	while (merge->nmerged == 0 && ++merge->partition < ULDP_USER_PARTITIONS)
 	{
-		memset(merge->slots, 0, ((Size) merge->slot_mask + 1) * sizeof(int32));
 		for (int r = 0; r < merge->nruns; r++)
 		{
 			UldpUserRun *run = &merge->runs[r];
@@ -137,7 +156,8 @@ uldp_user_merge_next(UldpUserMerge *merge)
 {
 	if (merge->slots == NULL)
 	{
-		merge->merged = palloc_extended(Max(merge->working_bytes, 1), MCXT_ALLOC_HUGE);
+		merge->merged = palloc_extended(merge->working_bytes,
+										MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 		merge->slots = (int32 *) ((char *) merge->merged +
 								  merge->working_bytes -
 								  ((Size) merge->slot_mask + 1) * sizeof(int32));

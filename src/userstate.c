@@ -129,9 +129,11 @@ check_memory(const UldpState *state, uint64 users_size)
 /*
  * The most memory a release over a protected table may need per row it
  * reads: the table's entry, at most 2 / ULDP_HASH_FILLFACTOR entries a user
- * (the table doubles when 90% full); the serialized copies of parallel
- * workers' states, one user entry per row at most; and the release's
- * working memory.
+ * (the table doubles when 90% full), or, reading kept runs, the merge's
+ * (usermerge.c: a user and at most two int32 slots per serialized user of
+ * a partition, fewer bytes); the serialized copies of parallel workers'
+ * states, one user entry per row at most; and the release's working
+ * memory.
  */
 double
 uldp_user_state_bytes_per_row(void)
