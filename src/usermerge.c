@@ -27,16 +27,6 @@
 
 #include "usermerge.h"
 
-static inline uint64
-entry_id(const UldpUserRun *run, int64 i)
-{
-	uint64		id;
-
-	memcpy(&id, run->users + i * ULDP_SERIALIZED_USER_BYTES + sizeof(uint32) + sizeof(double),
-		   sizeof(id));
-	return id;
-}
-
 /*
  * Prepares to merge "runs", each in partition order (a run out of order,
  * which no uldp writer makes, is refused as an invalid state).  Sets
@@ -55,7 +45,7 @@ uldp_user_merge_begin(UldpUserMerge *merge, UldpUserRun *runs, int nruns)
 
 		for (int64 i = 0; i < runs[r].nusers; i++)
 		{
-			int			partition = uldp_user_partition(entry_id(&runs[r], i));
+			int			partition = uldp_user_partition(uldp_user_entry_id(runs[r].users + i * ULDP_SERIALIZED_USER_BYTES));
 
 			if (partition < previous)
 				uldp_user_state_invalid();
@@ -120,11 +110,10 @@ merge_partition(UldpUserMerge *merge)
 				uint32		slot;
 				UldpUser   *user;
 
-				memcpy(&id, entry + sizeof(count) + sizeof(sum), sizeof(id));
+				id = uldp_user_entry_id(entry);
 				if (uldp_user_partition(id) != merge->partition)
 					break;
-				memcpy(&count, entry, sizeof(count));
-				memcpy(&sum, entry + sizeof(count), sizeof(sum));
+				uldp_user_entry_read(entry, &count, &sum);
 				/* the low bits: the partition took the high ones */
 				slot = uldp_user_hash(id) & merge->slot_mask;
 				while (merge->slots[slot] != 0 &&

@@ -520,10 +520,7 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 		cursor = users;
 		while ((user = reader_next(&reader)) != NULL)
 		{
-			memcpy(cursor, &user->count, sizeof(user->count));
-			memcpy(cursor + sizeof(user->count), &user->sum, sizeof(user->sum));
-			memcpy(cursor + sizeof(user->count) + sizeof(user->sum), &user->id,
-				   sizeof(user->id));
+			uldp_user_entry_write(cursor, user);
 			cursor += ULDP_SERIALIZED_USER_BYTES;
 		}
 		reader_end(&reader);

@@ -172,13 +172,8 @@ uldp_user_table_write(UldpUserTable *table, char *cursor)
 	users_start_iterate(table->users, &iterator);
 	while ((user = users_iterate(table->users, &iterator)) != NULL)
 	{
-		char	   *entry = cursor +
-			offsets[uldp_user_partition(user->id)]++ * ULDP_SERIALIZED_USER_BYTES;
-
-		memcpy(entry, &user->count, sizeof(user->count));
-		memcpy(entry + sizeof(user->count), &user->sum, sizeof(user->sum));
-		memcpy(entry + sizeof(user->count) + sizeof(user->sum), &user->id,
-			   sizeof(user->id));
+		uldp_user_entry_write(cursor + offsets[uldp_user_partition(user->id)]++ *
+							  ULDP_SERIALIZED_USER_BYTES, user);
 	}
 	pfree(offsets);
 	return cursor + position * ULDP_SERIALIZED_USER_BYTES;
@@ -225,26 +220,17 @@ uldp_user_table_merge(UldpUserTable *table, const char *cursor, int64 nusers)
 	int64		found = 0;
 
 	for (int64 i = 0; i < sample; i++)
-	{
-		uint64		id;
-
-		memcpy(&id, cursor + i * ULDP_SERIALIZED_USER_BYTES + sizeof(uint32) + sizeof(double),
-			   sizeof(id));
-		found += table_has(table, id);
-	}
+		found += table_has(table, uldp_user_entry_id(cursor + i * ULDP_SERIALIZED_USER_BYTES));
 	reserve_for_new(table, nusers, sample, found);
 
 	for (int64 i = 0; i < nusers; i++)
 	{
 		uint32		count;
 		double		sum;
-		uint64		id;
 
-		memcpy(&count, cursor, sizeof(count));
-		memcpy(&sum, cursor + sizeof(count), sizeof(sum));
-		memcpy(&id, cursor + sizeof(count) + sizeof(sum), sizeof(id));
+		uldp_user_entry_read(cursor, &count, &sum);
+		uldp_user_table_add(table, uldp_user_entry_id(cursor), sum, count);
 		cursor += ULDP_SERIALIZED_USER_BYTES;
-		uldp_user_table_add(table, id, sum, count);
 	}
 	uldp_user_table_flush(table);
 	return cursor;

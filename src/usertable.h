@@ -170,6 +170,37 @@ uldp_user_table_add(UldpUserTable *table, uint64 id, double sum, uint64 count)
 		uldp_user_table_flush(table);
 }
 
+/*
+ * A serialized user: count (uint32), sum (double), key (uint64), unaligned,
+ * in the machine's byte order.
+ */
+#define ULDP_ENTRY_SUM_OFFSET sizeof(uint32)
+#define ULDP_ENTRY_ID_OFFSET (sizeof(uint32) + sizeof(double))
+
+static inline void
+uldp_user_entry_write(char *entry, const UldpUser *user)
+{
+	memcpy(entry, &user->count, sizeof(uint32));
+	memcpy(entry + ULDP_ENTRY_SUM_OFFSET, &user->sum, sizeof(double));
+	memcpy(entry + ULDP_ENTRY_ID_OFFSET, &user->id, sizeof(uint64));
+}
+
+static inline uint64
+uldp_user_entry_id(const char *entry)
+{
+	uint64		id;
+
+	memcpy(&id, entry + ULDP_ENTRY_ID_OFFSET, sizeof(id));
+	return id;
+}
+
+static inline void
+uldp_user_entry_read(const char *entry, uint32 *count, double *sum)
+{
+	memcpy(count, entry, sizeof(uint32));
+	memcpy(sum, entry + ULDP_ENTRY_SUM_OFFSET, sizeof(double));
+}
+
 /* The number of users of a flushed table. */
 static inline uint64
 uldp_user_table_users(const UldpUserTable *table)

@@ -393,8 +393,7 @@ uldp_shard_state_summary(PG_FUNCTION_ARGS)
 		uint32		count;
 		double		sum;
 
-		memcpy(&count, cursor, sizeof(count));
-		memcpy(&sum, cursor + sizeof(count), sizeof(sum));
+		uldp_user_entry_read(cursor, &count, &sum);
 		cursor += ULDP_SERIALIZED_USER_BYTES;
 		rows += count;
 		total += sum;
