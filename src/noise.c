@@ -129,21 +129,40 @@ fair_coins_all_heads(uint64 count)
 }
 
 /*
- * Selects one candidate of the source's segments with probability
- * proportional to 2^prior_log2 exp(-epsilon score).  The caller guarantees
- * that the scores have sensitivity 1 (and says, by its epsilon, whether they
- * are monotone), that |score| <= 2^34 and that the priors, which must not
- * depend on the data, lie in [-ULDP_EM_MAX_PRIOR_BITS, 0].
+ * The segments of a selection: "window", between "before" segments ahead
+ * of it and "after" segments behind it, all of whose y_u are known to be
+ * at least EM_PROPOSAL_BITS, however the heaviest segment of the window
+ * weighs (so that their proposal weight is one unit each, as the full
+ * walk would find).  "all" walks them all, for a proposal among them.
  */
-uint64
-uldp_exponential_select(const UldpSegmentSource *source, double epsilon)
+typedef struct SegmentWindow
 {
+	const UldpSegmentSource *window;
+	int64		before;
+	int64		after;
+	const UldpSegmentSource *all;
+} SegmentWindow;
+
+/* The segment at "index" of a source's walk. */
+static void
+walk_to(const UldpSegmentSource *source, int64 index, UldpSegment *segment)
+{
+	source->start(source->walk);
+	for (int64 i = 0; i <= index; i++)
+		source->next(source->walk, segment);
+}
+
+static uint64
+select_in_window(const SegmentWindow *segments, double epsilon)
+{
+	const UldpSegmentSource *source = segments->window;
 	long double log2_per_score = (long double) epsilon * EM_EPSILON_SLACK * M_LOG2El;
 	long double approximate_max = -INFINITY;
 	long double max_log2_weight = -INFINITY;
 	uint8	   *proposal_exponents = palloc_extended(Max(source->max_segments, 1), MCXT_ALLOC_HUGE);
 	int64		nsegments = 0;
-	uint128		total = 0;
+	uint128		window_total = 0;
+	uint128		total;
 	UldpSegment segment;
 
 	/*
@@ -170,36 +189,61 @@ uldp_exponential_select(const UldpSegmentSource *source, double epsilon)
 								  log2_weight(&segment, log2_per_score, true));
 		Assert(nsegments < source->max_segments);
 		proposal_exponents[nsegments++] = exponent;
-		total += ((uint128) 1) << (EM_PROPOSAL_BITS - exponent);
+		window_total += ((uint128) 1) << (EM_PROPOSAL_BITS - exponent);
 	}
+	total = window_total + (uint128) segments->before + (uint128) segments->after;
 
 	for (;;)
 	{
 		uint128		target = uldp_uniform_u128(total);
-		uint128		cumulative = 0;
-		int64		chosen = 0;
+		int			exponent = EM_PROPOSAL_BITS;
 		long double gap;
 		long double whole;
 
 		/* the first segment whose cumulative proposal weight exceeds the target */
-		for (;; chosen++)
+		if (target < (uint128) segments->before)
+			walk_to(segments->all, (int64) target, &segment);
+		else if (target - segments->before >= window_total)
+			walk_to(segments->all, (int64) (target - window_total) + nsegments, &segment);
+		else
 		{
-			cumulative += ((uint128) 1) << (EM_PROPOSAL_BITS - proposal_exponents[chosen]);
-			if (cumulative > target)
-				break;
+			uint128		cumulative = segments->before;
+			int64		chosen = 0;
+
+			for (;; chosen++)
+			{
+				cumulative += ((uint128) 1) << (EM_PROPOSAL_BITS - proposal_exponents[chosen]);
+				if (cumulative > target)
+					break;
+			}
+			walk_to(source, chosen, &segment);
+			exponent = proposal_exponents[chosen];
 		}
-		source->start(source->walk);
-		for (int64 i = 0; i <= chosen; i++)
-			source->next(source->walk, &segment);
 
 		gap = max_log2_weight - log2_weight(&segment, log2_per_score, true);
 		whole = floorl(gap);
+		Assert(whole >= exponent);
 		if (bernoulli_long_double(exp2l(-(gap - whole))) &&
-			fair_coins_all_heads((uint64) whole - proposal_exponents[chosen]))
+			fair_coins_all_heads((uint64) whole - exponent))
 			break;
 	}
 	pfree(proposal_exponents);
 	return segment.start + uldp_uniform_u64(segment.length);
+}
+
+/*
+ * Selects one candidate of the source's segments with probability
+ * proportional to 2^prior_log2 exp(-epsilon score).  The caller guarantees
+ * that the scores have sensitivity 1 (and says, by its epsilon, whether they
+ * are monotone), that |score| <= 2^34 and that the priors, which must not
+ * depend on the data, lie in [-ULDP_EM_MAX_PRIOR_BITS, 0].
+ */
+uint64
+uldp_exponential_select(const UldpSegmentSource *source, double epsilon)
+{
+	SegmentWindow segments = {source, 0, 0, source};
+
+	return select_in_window(&segments, epsilon);
 }
 
 static uint64
@@ -221,8 +265,8 @@ key_walk_start(void *arg)
 	UldpKeyWalk *walk = (UldpKeyWalk *) arg;
 
 	walk->next = 0;
-	walk->below = 0;
-	walk->position = 0;
+	walk->below = walk->start_below;
+	walk->position = walk->start_position;
 	walk->at_key = false;
 }
 
@@ -324,20 +368,87 @@ median_score(uint128 below, uint128 at, uint128 total, const void *arg)
 	return (long double) (uint64) Max(below, total - below - at);
 }
 
+/*
+ * The number of segments a walk of unit weights makes of keys[from, to),
+ * starting at candidate "position", with the gap up to "end" after the
+ * last key.
+ */
+static int64
+count_segments(const uint64 *keys, int64 from, int64 to, uint64 position, uint64 end)
+{
+	int64		count = 0;
+
+	for (int64 i = from; i < to; i++)
+	{
+		if (i > from && keys[i] == keys[i - 1])
+			continue;
+		count += (keys[i] > position) + 1;
+		position = keys[i] + 1;
+	}
+	return count + (end > position);
+}
+
+/*
+ * The median of sorted keys of weight one: the exponential mechanism with
+ * score max(#{keys < b}, #{keys > b}).
+ *
+ * Only the segments within W ranks of the middle are walked one by one.
+ * The segment holding the middle rank scores at most n / 2 with a length of
+ * at least one, so the heaviest weighs at least 2^(-c n / 2) (c: log2 of
+ * the weight per unit of score); a segment scoring n / 2 + W or more weighs
+ * at most 2^(64 - c (n / 2 + W)), so its y_u is at least c W - 64, which W
+ * makes at least EM_PROPOSAL_BITS + 2: its proposal weight is one unit, as
+ * the full walk would find, and only their number is needed.  The keys
+ * before the window (ranks below n / 2 - W) and after it (ranks from
+ * n / 2 + W) score that much, so the selection is the one of the full
+ * walk, with the same draws, at the cost of the window (a few thousand
+ * segments for a release over a million users).
+ */
 uint64
 uldp_exponential_median(const uint64 *sorted_keys, int64 n, uint64 domain,
 						double epsilon)
 {
-	UldpKeyWalk walk = {(const char *) sorted_keys, NULL, sizeof(uint64), n, domain,
+	long double log2_per_score = (long double) epsilon * EM_EPSILON_SLACK * M_LOG2El;
+	long double window = ceill((EM_PROPOSAL_BITS + 64 + 2) / log2_per_score);
+	int64		lo = 0;
+	int64		hi = n;
+	UldpKeyWalk all = {(const char *) sorted_keys, NULL, sizeof(uint64), n, domain,
 	median_score, NULL};
-	UldpSegmentSource source = uldp_key_walk_source(&walk);
+	UldpSegmentSource all_source = uldp_key_walk_source(&all);
+	UldpKeyWalk part = all;
+	UldpSegmentSource part_source;
+	SegmentWindow segments = {&all_source, 0, 0, &all_source};
 
 	/*
 	 * Adding one user raises every score by 0 or 1 and lowers none: the
 	 * scores are monotone with sensitivity 1, so exp(-epsilon * score) gives
 	 * epsilon-DP (McSherry and Talwar 2007, monotone case).
 	 */
-	return uldp_exponential_select(&source, epsilon);
+	if (window < n / 2.0L)
+	{
+		lo = (int64) floorl(n / 2.0L - window);
+		hi = (int64) ceill(n / 2.0L + window);
+		/* a run of equal keys is one segment: keep it whole in the window */
+		while (lo > 0 && sorted_keys[lo - 1] == sorted_keys[lo])
+			lo--;
+		while (hi < n && sorted_keys[hi] == sorted_keys[hi - 1])
+			hi++;
+	}
+	if (lo == 0 && hi == n)
+		return select_in_window(&segments, epsilon);
+
+	part.keys = (const char *) (sorted_keys + lo);
+	part.n = hi - lo;
+	part.start_below = lo;
+	part.start_position = lo > 0 ? sorted_keys[lo - 1] + 1 : 0;
+	part.domain = hi < n ? sorted_keys[hi - 1] + 1 : domain;
+	part_source = uldp_key_walk_source(&part);
+	part.total = n;
+	segments.window = &part_source;
+	segments.before = count_segments(sorted_keys, 0, lo, 0, 0);
+	segments.after = hi < n ?
+		count_segments(sorted_keys, hi, n, sorted_keys[hi - 1] + 1, domain) : 0;
+	return select_in_window(&segments, epsilon);
 }
 
 PG_FUNCTION_INFO_V1(uldp_sample_discrete_laplace);

@@ -60,6 +60,9 @@ typedef struct UldpKeyWalk
 	uint64		domain;
 	UldpKeyScore score;
 	const void *score_arg;
+	/* where the walk starts: 0 but for a window of a larger walk (noise.c) */
+	uint128		start_below;
+	uint64		start_position;
 	/* where the walk is */
 	uint128		total;
 	int64		next;			/* index of the next distinct key's first entry */
