@@ -16,7 +16,8 @@
  * A segment is selected with probability proportional to length * prior *
  * weight and a candidate uniformly inside it.  Cost is linear in the number
  * of segments, whatever the domain size.  The median (score
- * max(#{keys < b}, #{keys > b})) has at most 2n + 1 segments for n users.
+ * max(#{keys < b}, #{keys > b})) has at most 2n + 1 segments for n users,
+ * of which it weighs only those near the middle (uldp_exponential_median).
  *
  * The selection is exact for weights 2^-y_u, where y_u is the segment's
  * negated log2-weight relative to the heaviest segment's, computed in 80-bit extended precision: a proposal proportional to
