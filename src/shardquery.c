@@ -245,6 +245,65 @@ scalar_subquery(Expr *expr)
 	return (Node *) sublink;
 }
 
+/* COALESCE(a, ..., z) as CASE WHEN a IS NOT NULL THEN a ... ELSE z END */
+static Node *
+coalesce_as_case(CoalesceExpr *coalesce)
+{
+	CaseExpr   *result = makeNode(CaseExpr);
+	ListCell   *lc;
+
+	result->casetype = coalesce->coalescetype;
+	result->casecollid = coalesce->coalescecollid;
+	result->location = -1;
+	foreach(lc, coalesce->args)
+	{
+		CaseWhen   *when;
+		NullTest   *test;
+
+		if (lnext(coalesce->args, lc) == NULL)
+		{
+			result->defresult = (Expr *) lfirst(lc);
+			break;
+		}
+		test = makeNode(NullTest);
+		test->arg = (Expr *) lfirst(lc);
+		test->nulltesttype = IS_NOT_NULL;
+		test->argisrow = false;
+		test->location = -1;
+		when = makeNode(CaseWhen);
+		when->expr = (Expr *) test;
+		when->result = (Expr *) copyObject(lfirst(lc));
+		when->location = -1;
+		result->args = lappend(result->args, when);
+	}
+	return (Node *) result;
+}
+
+/* NULLIF(a, b) as CASE WHEN a = b THEN NULL ELSE a END */
+static Node *
+nullif_as_case(NullIfExpr *nullif)
+{
+	CaseExpr   *result = makeNode(CaseExpr);
+	CaseWhen   *when = makeNode(CaseWhen);
+	Expr	   *value = linitial(nullif->args);
+	OpExpr	   *equal;
+
+	equal = (OpExpr *) make_opclause(nullif->opno, BOOLOID, false,
+									 copyObject(value), lsecond(nullif->args),
+									 InvalidOid, nullif->inputcollid);
+	equal->opfuncid = nullif->opfuncid;
+	when->expr = (Expr *) equal;
+	when->result = (Expr *) makeNullConst(exprType((Node *) value), exprTypmod((Node *) value),
+										  nullif->opcollid);
+	when->location = -1;
+	result->casetype = exprType((Node *) value);
+	result->casecollid = nullif->opcollid;
+	result->args = list_make1(when);
+	result->defresult = value;
+	result->location = -1;
+	return (Node *) result;
+}
+
 /*
  * Makes an expression of a branch shippable where it can:
  *	- a stable value without columns (current_date - 30) becomes a scalar
@@ -254,7 +313,14 @@ scalar_subquery(Expr *expr)
  *	- the gate's filter functions over rows (uldp._safe_*, safe_expr.c)
  *	  become uldp_shard's of the same name and arguments: the same C code,
  *	  which the shards can run.  One that uldp_shard lacks stays, and the
- *	  branch is then not pushed down.
+ *	  branch is then not pushed down;
+ *	- COALESCE(a, ..., y, z) over columns becomes CASE WHEN a IS NOT NULL
+ *	  THEN a ... ELSE z END, and NULLIF(a, b) becomes CASE WHEN a = b THEN
+ *	  NULL ELSE a END, which postgres_fdw 15 ships (COALESCE and NULLIF it
+ *	  does not): the same values, each argument evaluated only where the
+ *	  original evaluates it, though some twice, so not when one is
+ *	  volatile; nor for a composite type, whose IS NOT NULL the shard would
+ *	  read as "no field is NULL".
  */
 static Node *
 shippable_mutator(Node *node, UldpShipping *context)
@@ -270,6 +336,13 @@ shippable_mutator(Node *node, UldpShipping *context)
 		context->sublinks = true;
 		return scalar_subquery((Expr *) copyObject(node));
 	}
+	if (IsA(node, CoalesceExpr) && !contain_volatile_functions(node) &&
+		!type_is_rowtype(((CoalesceExpr *) node)->coalescetype))
+		return coalesce_as_case((CoalesceExpr *) expression_tree_mutator(node, shippable_mutator,
+																		 (void *) context));
+	if (IsA(node, NullIfExpr) && !contain_volatile_functions(node))
+		return nullif_as_case((NullIfExpr *) expression_tree_mutator(node, shippable_mutator,
+																	 (void *) context));
 	if (IsA(node, FuncExpr))
 	{
 		FuncExpr   *func = (FuncExpr *) expression_tree_mutator(node, shippable_mutator,
