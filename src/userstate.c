@@ -61,8 +61,8 @@ struct UldpState
 	MemoryContext context;
 	UldpUserTable table;
 	/* serialized users not merged yet (UldpUserRun, see the file's head) */
-	List	   *chunks;
-	Size		chunk_bytes;
+	List	   *runs;
+	Size		run_bytes;
 	/* shards' sums merged instead of users (uldp_user_merge_transfn) */
 	bool		has_sums;
 	UldpPartitionSums sums;
@@ -94,7 +94,7 @@ static Size
 state_memory(const UldpState *state, uint64 users_size, Size extra)
 {
 	return sizeof(UldpState) + users_size * sizeof(UldpUser) +
-		state->chunk_bytes + extra;
+		state->run_bytes + extra;
 }
 
 /*
@@ -184,7 +184,7 @@ keep_run(UldpState *state, const char *users, int64 nusers)
 	UldpUserRun *run;
 	char	   *copy;
 
-	state->chunk_bytes += bytes;
+	state->run_bytes += bytes;
 	check_memory(state, state->table.users->size);
 	old_context = MemoryContextSwitchTo(state->context);
 	copy = palloc_extended(Max(bytes, 1), MCXT_ALLOC_HUGE);
@@ -192,7 +192,7 @@ keep_run(UldpState *state, const char *users, int64 nusers)
 	run = palloc(sizeof(UldpUserRun));
 	run->users = copy;
 	run->nusers = nusers;
-	state->chunks = lappend(state->chunks, run);
+	state->runs = lappend(state->runs, run);
 	MemoryContextSwitchTo(old_context);
 }
 
@@ -205,7 +205,7 @@ state_entries(UldpState *state)
 
 	uldp_user_table_flush(&state->table);
 	entries = uldp_user_table_users(&state->table);
-	foreach(cell, state->chunks)
+	foreach(cell, state->runs)
 		entries += ((UldpUserRun *) lfirst(cell))->nusers;
 	return entries;
 }
@@ -240,7 +240,7 @@ reader_begin(StateReader *reader, UldpState *state, Size extra)
 	ListCell   *cell;
 
 	reader->state = state;
-	reader->merging = state->chunks != NIL;
+	reader->merging = state->runs != NIL;
 	if (!reader->merging)
 	{
 		check_memory_extra(state, state->table.users->size, entries * extra);
@@ -249,7 +249,7 @@ reader_begin(StateReader *reader, UldpState *state, Size extra)
 	}
 	check_memory_extra(state, state->table.users->size,
 					   entries * extra + table_users * ULDP_SERIALIZED_USER_BYTES);
-	reader->runs = palloc((list_length(state->chunks) + 1) * sizeof(UldpUserRun));
+	reader->runs = palloc((list_length(state->runs) + 1) * sizeof(UldpUserRun));
 	if (table_users > 0)
 	{
 		char	   *users = palloc_extended(table_users * ULDP_SERIALIZED_USER_BYTES,
@@ -259,7 +259,7 @@ reader_begin(StateReader *reader, UldpState *state, Size extra)
 		reader->runs[nruns].users = users;
 		reader->runs[nruns++].nusers = table_users;
 	}
-	foreach(cell, state->chunks)
+	foreach(cell, state->runs)
 		reader->runs[nruns++] = *(UldpUserRun *) lfirst(cell);
 	uldp_user_merge_begin(&reader->merge, reader->runs, nruns);
 	check_memory_extra(state, state->table.users->size,
@@ -474,16 +474,16 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 	if (state1 == NULL)
 		PG_RETURN_POINTER(state2);
 
-	/* serialized chunks are merged later, all at once */
-	if (state2->chunks != NIL)
+	/* kept runs are merged when the state is read, all at once */
+	if (state2->runs != NIL)
 	{
 		MemoryContext old_context = MemoryContextSwitchTo(state1->context);
 
-		state1->chunks = list_concat(state1->chunks, state2->chunks);
-		state1->chunk_bytes += state2->chunk_bytes;
+		state1->runs = list_concat(state1->runs, state2->runs);
+		state1->run_bytes += state2->run_bytes;
 		MemoryContextSwitchTo(old_context);
-		state2->chunks = NIL;
-		state2->chunk_bytes = 0;
+		state2->runs = NIL;
+		state2->run_bytes = 0;
 	}
 	uldp_user_table_flush(&state2->table);
 	uldp_user_table_add_table(&state1->table, &state2->table);
@@ -509,7 +509,7 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 	result = palloc_extended(VARHDRSZ + sizeof(header) + entries * ULDP_SERIALIZED_USER_BYTES,
 							 MCXT_ALLOC_HUGE);
 	users = VARDATA(result) + sizeof(header);
-	if (state->chunks == NIL)
+	if (state->runs == NIL)
 		cursor = uldp_user_table_write(&state->table, users);
 	else
 	{
@@ -587,7 +587,7 @@ uldp_state_users(UldpState *state)
 
 	if (sums != NULL)
 		return sums->users;
-	if (state->chunks == NIL)
+	if (state->runs == NIL)
 		return state_entries(state);
 	reader_begin(&reader, state, 0);
 	while (reader_next(&reader) != NULL)

@@ -134,8 +134,8 @@ uldp_user_table_flush(UldpUserTable *table)
 }
 
 /* Grows the table at once to room for "users", if it has less. */
-void
-uldp_user_table_reserve(UldpUserTable *table, uint64 users)
+static void
+table_reserve(UldpUserTable *table, uint64 users)
 {
 	uint64		size_needed = (uint64) (users / ULDP_HASH_FILLFACTOR) + 1;
 
@@ -196,7 +196,7 @@ static void
 reserve_for_new(UldpUserTable *table, int64 incoming, int64 sample, int64 found)
 {
 	if (sample > 0)
-		uldp_user_table_reserve(table, uldp_user_table_users(table) +
+		table_reserve(table, uldp_user_table_users(table) +
 								incoming - incoming * found / sample);
 }
 

@@ -101,7 +101,6 @@ extern void uldp_user_table_init(UldpUserTable *table, MemoryContext context,
 								 uint32 expected_users,
 								 UldpTableGrowthCheck check_growth, void *check_arg);
 extern void uldp_user_table_flush(UldpUserTable *table);
-extern void uldp_user_table_reserve(UldpUserTable *table, uint64 users);
 extern char *uldp_user_table_write(UldpUserTable *table, char *cursor);
 extern const char *uldp_user_table_merge(UldpUserTable *table, const char *cursor,
 										 int64 nusers);
