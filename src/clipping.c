@@ -58,30 +58,33 @@
  * Shares of a release's epsilon spent on the interval, without bounds.
  *
  * A mean's interval: at most two counts (ULDP_CLIPPING_COUNT_SHARE each),
- * two medians (MAX_SHARE_MEDIAN each) and the ladder: 0.7 of epsilon, so
- * that the sum always keeps 0.3, whatever the noisy counts say.  The
- * median and the scale each get between MIN_SHARE_MEDIAN and
- * MAX_SHARE_MEDIAN of epsilon, enough for MEDIAN_USERS_EPSILON / (noisy
- * count of users): the exponential mechanism beats the 2^36 keys of a
- * scale-free grid (e^25) when n epsilon / 2, the score gap between the
- * median and values beyond all users, is well above 25: 40 leaves a
- * chance of e^-15 to land away from the data.
+ * two medians (MAX_SHARE_MEDIAN each) and the ladder, together at most
+ * MAX_SHARE_INTERVAL, so that the sum always keeps 0.3 of epsilon,
+ * whatever the noisy counts say.  The median and the scale each get
+ * between MIN_SHARE_MEDIAN and MAX_SHARE_MEDIAN of epsilon, enough for
+ * MEDIAN_USERS_EPSILON / (noisy count of users): the exponential mechanism
+ * beats the 2^36 keys of a scale-free grid (e^25) when n epsilon / 2, the
+ * score gap between the median and values beyond all users, is well above
+ * 25: 40 leaves a chance of e^-15 to land away from the data.  Neither
+ * needs more: the centre only has to lie among the users and the scale
+ * only anchors the ladder, which spans 64 octaves.  The ladder gets
+ * SHARE_LADDER, or what the cap leaves when few users made the medians
+ * dear: with many users the interval costs 0.44 of epsilon, and the
+ * selection is the share that pays (doc/accuracy.md has the tuning).
  *
  * A sum's interval: one count, the scale and the ladder, at most 0.5 of
- * epsilon.  Its scale only anchors the ladder, which spans 64 octaves, so
- * it needs no more than MEDIAN_USERS_EPSILON / n (down to
- * SUM_MIN_SHARE_SCALE).  Its ladder gets a larger share: a sum's error
- * grows with every clipped user's excess, so it pays to clip fewer users
- * (the best fixed clipping of a sum clips about 1.4 / epsilon users), and
- * a sharper selection of the same prior clips fewer; the sum keeps at
- * least 0.5 of epsilon for its noise (doc/accuracy.md has the tuning).
+ * epsilon.  Its ladder gets SUM_SHARE_LADDER: a sum's error grows with
+ * every clipped user's excess, so it pays to clip fewer users (the best
+ * fixed clipping of a sum clips about 1.4 / epsilon users), and a sharper
+ * selection of the same prior clips fewer; the sum keeps at least 0.5 of
+ * epsilon for its noise.
  */
-#define SHARE_LADDER 0.2
-#define MIN_SHARE_MEDIAN 0.1
+#define SHARE_LADDER 0.3
+#define MAX_SHARE_INTERVAL 0.7
+#define MIN_SHARE_MEDIAN 0.02
 #define MAX_SHARE_MEDIAN 0.2
 #define MEDIAN_USERS_EPSILON 80.0
 #define SUM_SHARE_LADDER 0.25
-#define SUM_MIN_SHARE_SCALE 0.02
 
 #define LADDER_STEPS_PER_OCTAVE 2
 #define LADDER_OCTAVES 64
@@ -166,16 +169,13 @@ uldp_clipping_possible(const UldpParams *params, double epsilon, int128 noisy_us
 		(double) noisy_users * epsilon * MAX_SHARE_MEDIAN >= MEDIAN_USERS_EPSILON;
 }
 
-/*
- * The share of epsilon of a scale-free median over "noisy_users" users, at
- * least "min_share" of epsilon
- */
+/* The share of epsilon of a scale-free median over "noisy_users" users */
 static double
-median_share(int128 noisy_users, double epsilon, double min_share)
+median_share(int128 noisy_users, double epsilon)
 {
 	double		share = MEDIAN_USERS_EPSILON / (double) Max(noisy_users, 1);
 
-	return Min(Max(share, epsilon * min_share), epsilon * MAX_SHARE_MEDIAN);
+	return Min(Max(share, epsilon * MIN_SHARE_MEDIAN), epsilon * MAX_SHARE_MEDIAN);
 }
 
 /*
@@ -195,7 +195,7 @@ median_share(int128 noisy_users, double epsilon, double min_share)
  */
 static double
 off_atom_scale(const double *values, int64 n, double centre, double atom,
-			   double width, double epsilon, double min_share, double *spent)
+			   double width, double epsilon, double *spent)
 {
 	double		count_epsilon = epsilon * ULDP_CLIPPING_COUNT_SHARE;
 	double	   *distances = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
@@ -215,7 +215,7 @@ off_atom_scale(const double *values, int64 n, double centre, double atom,
 	*spent = count_epsilon;
 	if ((double) noisy * epsilon * MAX_SHARE_MEDIAN >= MEDIAN_USERS_EPSILON)
 	{
-		share = median_share(noisy, epsilon, min_share);
+		share = median_share(noisy, epsilon);
 		scale = uldp_private_median(distances, k, 0, width, 0, share);
 		*spent += share;
 	}
@@ -239,6 +239,7 @@ uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
 	double		scale;
 	double		atom;
 	double		spent;
+	double		ladder_epsilon;
 	double		half_width;
 
 	if (params->has_tau)
@@ -261,8 +262,8 @@ uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
 		return clipping;
 	}
 
-	share = median_share(noisy_users, epsilon, MIN_SHARE_MEDIAN);
-	clipping.epsilon = share + epsilon * SHARE_LADDER;
+	share = median_share(noisy_users, epsilon);
+	clipping.epsilon = share;
 
 	clipping.centre = uldp_private_median(values, n, params->lower, params->upper,
 										  0, share);
@@ -271,14 +272,19 @@ uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
 	/* users within the centre's grid bin (relative 2^-25) share its value */
 	atom = Max(ldexp(fabs(clipping.centre), -22), DBL_MIN);
 	scale = off_atom_scale(values, n, clipping.centre, atom, width, epsilon,
-						   MIN_SHARE_MEDIAN, &spent);
+						   &spent);
 	clipping.epsilon += spent;
+	/* the count of users was drawn before, with its share */
+	ladder_epsilon = Min(epsilon * SHARE_LADDER,
+						 epsilon * (MAX_SHARE_INTERVAL - ULDP_CLIPPING_COUNT_SHARE) -
+						 clipping.epsilon);
+	clipping.epsilon += ladder_epsilon;
 	/* with no scale (too few users away from the centre), the ladder starts
 	 * at the atom: users away from the centre are clipped onto it */
 	scale = Max(scale, atom);
-	Assert(clipping.epsilon < 0.7 * epsilon);
+	Assert(ladder_epsilon > 0);
 	half_width = private_half_width(values, n, clipping.centre, Min(scale, width),
-									width, epsilon * SHARE_LADDER);
+									width, ladder_epsilon);
 	clipping.lower = Max(clipping.centre - half_width, params->lower);
 	clipping.upper = Min(clipping.centre + half_width, params->upper);
 	return clipping;
@@ -301,7 +307,7 @@ uldp_private_sum_clipping(const double *values, int64 n, const UldpParams *param
 
 	clipping->centre = Min(Max(0, params->lower), params->upper);
 	scale = off_atom_scale(values, n, clipping->centre, 0, width, epsilon,
-						   SUM_MIN_SHARE_SCALE, &clipping->epsilon);
+						   &clipping->epsilon);
 	if (!(scale > 0))
 		return false;
 	clipping->epsilon += epsilon * SUM_SHARE_LADDER;

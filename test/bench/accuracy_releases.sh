@@ -39,6 +39,7 @@ export ULDP_PG_CONFIG
 
 COMMAND="bash test/bench/accuracy_releases.sh"
 [ -z "${ULDP_ACC_PARTS:-}" ] || COMMAND="ULDP_ACC_PARTS=$ULDP_ACC_PARTS $COMMAND"
+[ -z "${ULDP_ACC_SCALE:-}" ] || COMMAND="ULDP_ACC_SCALE=$ULDP_ACC_SCALE $COMMAND"
 [ "$ULDP_PG_ROOT" = /usr ] || COMMAND="ULDP_NO_BUILD=${ULDP_NO_BUILD:-0} ULDP_PG_ROOT=$ULDP_PG_ROOT $COMMAND"
 [ "$#" -eq 0 ] || COMMAND="$COMMAND $*"
 uldp_log "running test/bench/accuracy_releases.py"
