@@ -131,23 +131,25 @@ private_half_width(const double *values, int64 n, double centre, double scale,
 	-LADDER_DECAY * M_LOG2E / LADDER_STEPS_PER_OCTAVE};
 	UldpSegmentSource source = uldp_candidate_walk_source(&walk);
 
-	/* histogram[k]: users beyond exactly the first k half-widths */
+	/*
+	 * histogram[k]: users beyond exactly the first k half-widths.  The
+	 * ladder's steps are half-octaves from the scale, so the binary
+	 * exponent of distance / scale names the step to within one, and a
+	 * comparison or two with the candidates themselves settles it.
+	 */
 	for (int64 i = 0; i < n; i++)
 	{
 		double		distance = fabs(values[i] - centre);
-		int			low = 0;
-		int			high = count;
+		int			exponent;
+		double		mantissa = frexp(distance / scale, &exponent);
+		int			k = 2 * (exponent - 1) + (mantissa > M_SQRT1_2);
 
-		while (low < high)
-		{
-			int			middle = (low + high) / 2;
-
-			if (distance > candidates[middle])
-				low = middle + 1;
-			else
-				high = middle;
-		}
-		histogram[low]++;
+		k = Min(Max(k, 0), count);
+		while (k < count && distance > candidates[k])
+			k++;
+		while (k > 0 && !(distance > candidates[k - 1]))
+			k--;
+		histogram[k]++;
 	}
 	/* users beyond each candidate: exact in a long double (below 2^63) */
 	beyond[count - 1] = histogram[count];

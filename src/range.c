@@ -49,7 +49,7 @@ private_median(const UldpGrid *grid, const double *values, int64 n, double epsil
 
 	for (int64 i = 0; i < n; i++)
 		keys[i] = uldp_grid_key(grid, values[i]);
-	uldp_sort_keys(keys, n);
+	keys = uldp_sort_keys(keys, n);
 	median = uldp_grid_value(grid, uldp_exponential_median(keys, n, grid->domain, epsilon));
 	pfree(keys);
 	return median;
