@@ -43,15 +43,21 @@ SELECT user_dp_mean_ci(x > 50, user_id, 1.0)::text = :'serial_flag' AS parallel_
 SELECT user_dp_mean(x, user_id, 1.0, 0, 100) IS NOT NULL AS empty_parallel FROM big WHERE x < 0;
 RESET ALL;
 
--- the merges of shards' parts (doc/scale-out.md): per-user states and
--- partitions' sums, here one part per user of big, release what the rows
--- release, serially and in parallel (combine, serialize)
+-- the merges of shards' parts (doc/scale-out.md): per-user states,
+-- partitions' sums and their users' sorted values, here one part per user
+-- of big (values: one part per 100 users), release what the rows release,
+-- serially and in parallel (combine, serialize)
 CREATE EXTENSION uldp_shard;
 CREATE TABLE shard_parts AS
 	SELECT uldp_shard.user_rows(x, user_id, 0, 100, NULL) AS states,
 		   uldp_shard.user_sums(x, user_id, 0, 100, true, 1, 0, NULL) AS sums,
 		   uldp_shard.user_sums(0::float8, user_id, 0, 0, false, 1, 0, NULL) AS counts
 	FROM big GROUP BY user_id;
+CREATE TABLE value_parts AS
+	SELECT uldp_shard.user_values(x, user_id, -1e300, 1e300, true, 1, 0, NULL) AS means,
+		   uldp_shard.user_values(x, user_id, -1e300, 1e300, false, 1, 0, NULL) AS totals
+	FROM big GROUP BY user_id / 100;
+ANALYZE value_parts;
 ANALYZE shard_parts;
 SET max_parallel_workers_per_gather = 0;
 SET uldp.test_seed = 5;
@@ -60,6 +66,15 @@ SET uldp.test_seed = 5;
 SELECT uldp.user_dp_mean(states, NULL::int, 1.0, 0, 100) = :serial_rows AS states_equal FROM shard_parts;
 SET uldp.test_seed = 5;
 SELECT uldp.user_dp_mean(sums, NULL::int, 1.0, 0, 100) = :serial_rows AS sums_equal FROM shard_parts;
+SET uldp.test_seed = 5;
+SELECT user_dp_mean(x, user_id, 1.0) AS serial_unbounded FROM big \gset
+SET uldp.test_seed = 5;
+SELECT uldp.user_dp_mean(means, NULL::int, 1.0) = :serial_unbounded AS values_equal FROM value_parts;
+SET uldp.test_seed = 5;
+SELECT user_dp_sum(x, user_id, 1.0) AS serial_sum FROM big \gset
+SET uldp.test_seed = 5;
+SELECT uldp.user_dp_sum(totals, NULL::int, 1.0) = :serial_sum AS totals_equal FROM value_parts;
+SELECT uldp.user_dp_sum(means, NULL::int, 1.0) FROM value_parts;
 SET uldp.test_seed = 5;
 SELECT user_dp_count_ci(user_id, 1.0) AS serial_count FROM big \gset
 SET uldp.test_seed = 5;
@@ -77,6 +92,12 @@ SELECT uldp.user_dp_mean(substr(s, 1, 24) ||
 		(SELECT string_agg(substr(s, 25 + 20 * i, 20), ''::bytea ORDER BY i DESC)
 		 FROM generate_series(0, (length(s) - 24) / 20 - 1) i), NULL::int, 1.0, 0, 100)
 FROM (SELECT uldp_shard.user_rows(x, user_id, 0, 100, NULL) AS s FROM big WHERE user_id < 50) a;
+-- and sorted values out of order (a 40-byte header, then 8 bytes a value,
+-- here the first two swapped) are no values of uldp_shard
+SELECT uldp.user_dp_mean(substr(s, 1, 40) || substr(s, 49, 8) || substr(s, 41, 8) || substr(s, 57),
+		NULL::int, 1.0)
+FROM (SELECT uldp_shard.user_values(x, user_id, -1e300, 1e300, true, 1, 0, NULL) AS s
+	  FROM big WHERE user_id < 50) a;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -91,4 +112,9 @@ SET uldp.test_seed = 5;
 SELECT uldp.user_dp_count_ci(counts, NULL::int, 1.0)::text = :'serial_count' AS parallel_counts_equal FROM shard_parts;
 SET uldp.test_seed = 5;
 SELECT uldp.user_dp_mean(states, NULL::int, 1.0, 0, 100) = :serial_rows AS parallel_shared_equal FROM shared_parts;
+EXPLAIN (COSTS OFF) SELECT uldp.user_dp_mean(means, NULL::int, 1.0) FROM value_parts;
+SET uldp.test_seed = 5;
+SELECT uldp.user_dp_mean(means, NULL::int, 1.0) = :serial_unbounded AS parallel_values_equal FROM value_parts;
+SET uldp.test_seed = 5;
+SELECT uldp.user_dp_sum(totals, NULL::int, 1.0) = :serial_sum AS parallel_totals_equal FROM value_parts;
 RESET ALL;

@@ -196,29 +196,22 @@ median_share(int128 noisy_users, double epsilon)
  * element, so each step is DP for its share.
  */
 static double
-off_atom_scale(const double *values, int64 n, double centre, double atom,
+off_atom_scale(const double *values, int64 n, bool sorted, double centre, double atom,
 			   double width, double epsilon, double *spent)
 {
 	double		count_epsilon = epsilon * ULDP_CLIPPING_COUNT_SHARE;
-	double	   *distances = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
-	int64		k = 0;
+	int64		k;
+	double	   *distances = uldp_distances(values, n, sorted, centre, atom, &k);
 	int128		noisy;
 	double		share;
 	double		scale = 0;
 
-	for (int64 i = 0; i < n; i++)
-	{
-		double		distance = fabs(values[i] - centre);
-
-		if (distance > atom)
-			distances[k++] = distance;
-	}
 	noisy = k + uldp_discrete_laplace(1, count_epsilon);
 	*spent = count_epsilon;
 	if ((double) noisy * epsilon * MAX_SHARE_MEDIAN >= MEDIAN_USERS_EPSILON)
 	{
 		share = median_share(noisy, epsilon);
-		scale = uldp_private_median(distances, k, 0, width, 0, share);
+		scale = uldp_private_median(distances, k, sorted, 0, width, 0, share);
 		*spent += share;
 	}
 	pfree(distances);
@@ -232,8 +225,8 @@ off_atom_scale(const double *values, int64 n, double centre, double atom,
  * spent.
  */
 UldpClipping
-uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
-					  double epsilon, int128 noisy_users)
+uldp_private_clipping(const double *values, int64 n, bool sorted,
+					  const UldpParams *params, double epsilon, int128 noisy_users)
 {
 	UldpClipping clipping;
 	double		share;
@@ -247,7 +240,7 @@ uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
 	if (params->has_tau)
 	{
 		double		range_epsilon = uldp_range_is_public(params) ? 0 : epsilon / 2;
-		UldpInterval range = uldp_private_range(values, n, params, range_epsilon);
+		UldpInterval range = uldp_private_range(values, n, sorted, params, range_epsilon);
 
 		clipping.lower = range.lower;
 		clipping.upper = range.upper;
@@ -267,13 +260,13 @@ uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
 	share = median_share(noisy_users, epsilon);
 	clipping.epsilon = share;
 
-	clipping.centre = uldp_private_median(values, n, params->lower, params->upper,
+	clipping.centre = uldp_private_median(values, n, sorted, params->lower, params->upper,
 										  0, share);
 	clipping.centre = Min(Max(clipping.centre, params->lower), params->upper);
 	width = params->upper - params->lower;
 	/* users within the centre's grid bin (relative 2^-25) share its value */
 	atom = Max(ldexp(fabs(clipping.centre), -22), DBL_MIN);
-	scale = off_atom_scale(values, n, clipping.centre, atom, width, epsilon,
+	scale = off_atom_scale(values, n, sorted, clipping.centre, atom, width, epsilon,
 						   &spent);
 	clipping.epsilon += spent;
 	/* the count of users was drawn before, with its share */
@@ -300,15 +293,15 @@ uldp_private_clipping(const double *values, int64 n, const UldpParams *params,
  * released count); clipping->epsilon is what was spent either way.
  */
 bool
-uldp_private_sum_clipping(const double *values, int64 n, const UldpParams *params,
-						  double epsilon, UldpClipping *clipping)
+uldp_private_sum_clipping(const double *values, int64 n, bool sorted,
+						  const UldpParams *params, double epsilon, UldpClipping *clipping)
 {
 	double		width = params->upper - params->lower;
 	double		scale;
 	double		half_width;
 
 	clipping->centre = Min(Max(0, params->lower), params->upper);
-	scale = off_atom_scale(values, n, clipping->centre, 0, width, epsilon,
+	scale = off_atom_scale(values, n, sorted, clipping->centre, 0, width, epsilon,
 						   &clipping->epsilon);
 	if (!(scale > 0))
 		return false;

@@ -24,10 +24,10 @@ typedef struct UldpClipping
 
 extern bool uldp_clipping_possible(const UldpParams *params, double epsilon,
 								   int128 noisy_users);
-extern UldpClipping uldp_private_clipping(const double *values, int64 n,
+extern UldpClipping uldp_private_clipping(const double *values, int64 n, bool sorted,
 										  const UldpParams *params,
 										  double epsilon, int128 noisy_users);
-extern bool uldp_private_sum_clipping(const double *values, int64 n,
+extern bool uldp_private_sum_clipping(const double *values, int64 n, bool sorted,
 									  const UldpParams *params, double epsilon,
 									  UldpClipping *clipping);
 

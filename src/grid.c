@@ -23,80 +23,7 @@
 
 #include "grid.h"
 #include "params.h"
-
-/*
- * Sorts n records of "size" bytes by the uint64 key each starts with, in
- * place, with "buffer" room for as many: a least-significant-digit radix
- * sort of SORT_DIGIT_BITS bits a pass.  One pass over the keys counts
- * every digit; then each digit in which the keys differ takes one
- * scattering pass (the high digits of keys near one another are all
- * alike and cost nothing).  Linear time: with a million users it is
- * several times faster than a comparison sort, and 11-bit digits (2048
- * buckets, whose write positions stay in the cache) take 3 scattering
- * passes where bytes take 4 for the 27 bits that a grid's keys of values
- * within a few octaves span.
- */
-#define SORT_DIGIT_BITS 11
-#define SORT_BUCKETS (1 << SORT_DIGIT_BITS)
-#define SORT_DIGITS ((64 + SORT_DIGIT_BITS - 1) / SORT_DIGIT_BITS)
-
-/* The sort; returns where the sorted records are: "records" or "buffer". */
-static void *
-radix_sort(void *records, void *buffer, int64 n, Size size)
-{
-	int64		(*counts)[SORT_BUCKETS] = palloc0(SORT_DIGITS * sizeof(*counts));
-	char	   *from = records;
-	char	   *to = buffer;
-	uint64		first;
-
-	if (n == 0)
-	{
-		pfree(counts);
-		return records;
-	}
-	for (int64 i = 0; i < n; i++)
-	{
-		uint64		key = *(uint64 *) (from + i * size);
-
-		for (int digit = 0; digit < SORT_DIGITS; digit++)
-			counts[digit][(key >> (digit * SORT_DIGIT_BITS)) & (SORT_BUCKETS - 1)]++;
-	}
-	first = *(uint64 *) from;
-	for (int digit = 0; digit < SORT_DIGITS; digit++)
-	{
-		int			shift = digit * SORT_DIGIT_BITS;
-		int64	   *offsets = counts[digit];
-		int64		position = 0;
-		char	   *swap;
-
-		if (offsets[(first >> shift) & (SORT_BUCKETS - 1)] == n)
-			continue;
-		for (int bucket = 0; bucket < SORT_BUCKETS; bucket++)
-		{
-			int64		count = offsets[bucket];
-
-			offsets[bucket] = position;
-			position += count;
-		}
-		for (int64 i = 0; i < n; i++)
-			memcpy(to + (offsets[(*(uint64 *) (from + i * size) >> shift) & (SORT_BUCKETS - 1)]++) * size,
-				   from + i * size, size);
-		swap = from;
-		from = to;
-		to = swap;
-	}
-	pfree(counts);
-	return from;
-}
-
-void
-uldp_sort_records(void *records, void *buffer, int64 n, Size size)
-{
-	void	   *sorted = radix_sort(records, buffer, n, size);
-
-	if (sorted != records)
-		memcpy(records, sorted, n * size);
-}
+#include "radixsort.h"
 
 /*
  * Sorts n keys allocated with palloc, and returns them sorted in an
@@ -107,7 +34,7 @@ uint64 *
 uldp_sort_keys(uint64 *keys, int64 n)
 {
 	uint64	   *buffer = palloc_extended(Max(n, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
-	uint64	   *sorted = radix_sort(keys, buffer, n, sizeof(uint64));
+	uint64	   *sorted = uldp_radix_sort(keys, buffer, n, sizeof(uint64));
 
 	pfree(sorted == keys ? buffer : keys);
 	return sorted;

@@ -28,7 +28,6 @@ extern UldpGrid uldp_float_grid_bits(double lower, double upper,
 									 double min_magnitude, int bits);
 extern uint64 uldp_grid_key(const UldpGrid *grid, double x);
 extern double uldp_grid_value(const UldpGrid *grid, uint64 key);
-extern void uldp_sort_records(void *records, void *buffer, int64 n, Size size);
 extern uint64 *uldp_sort_keys(uint64 *keys, int64 n);
 
 #endif							/* ULDP_GRID_H */

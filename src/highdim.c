@@ -232,7 +232,7 @@ ranges_with_tau(const double *rotated, int64 n, int padded, double radius,
 		UldpInterval range;
 
 		column(rotated, n, padded, j, values);
-		range = uldp_private_range(values, n, &params, epsilon);
+		range = uldp_private_range(values, n, false, &params, epsilon);
 		centre[j] = range.lower / 2 + range.upper / 2;
 		half[j] = range.upper / 2 - range.lower / 2;
 	}

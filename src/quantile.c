@@ -42,6 +42,7 @@
 #include "params.h"
 #include "quantile.h"
 #include "quantstate.h"
+#include "radixsort.h"
 
 /* a user's weight: 2^32 units */
 #define WEIGHT_ONE (UINT64CONST(1) << 32)

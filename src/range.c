@@ -42,14 +42,17 @@
 
 /* The value of the private median of "values" on "grid". */
 static double
-private_median(const UldpGrid *grid, const double *values, int64 n, double epsilon)
+private_median(const UldpGrid *grid, const double *values, int64 n, bool sorted,
+			   double epsilon)
 {
 	uint64	   *keys = palloc_extended(Max(n, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
 	double		median;
 
+	/* a grid's keys are monotone: sorted values give sorted keys */
 	for (int64 i = 0; i < n; i++)
 		keys[i] = uldp_grid_key(grid, values[i]);
-	keys = uldp_sort_keys(keys, n);
+	if (!sorted)
+		keys = uldp_sort_keys(keys, n);
 	median = uldp_grid_value(grid, uldp_exponential_median(keys, n, grid->domain, epsilon));
 	pfree(keys);
 	return median;
@@ -63,12 +66,12 @@ private_median(const UldpGrid *grid, const double *values, int64 n, double epsil
  * epsilon-DP (and epsilon-bounded-range) under adding or removing one value.
  */
 double
-uldp_private_median(const double *values, int64 n, double lower, double upper,
-					double min_magnitude, double epsilon)
+uldp_private_median(const double *values, int64 n, bool sorted, double lower,
+					double upper, double min_magnitude, double epsilon)
 {
 	UldpGrid	grid = uldp_float_grid(lower, upper, min_magnitude);
 
-	return private_median(&grid, values, n, epsilon);
+	return private_median(&grid, values, n, sorted, epsilon);
 }
 
 /*
@@ -79,7 +82,7 @@ uldp_private_median(const double *values, int64 n, double lower, double upper,
 double
 uldp_grid_median(const double *values, int64 n, const UldpGrid *grid, double epsilon)
 {
-	return private_median(grid, values, n, epsilon);
+	return private_median(grid, values, n, false, epsilon);
 }
 
 /*
@@ -111,21 +114,74 @@ uldp_selection_users(double keys, double epsilon, double margin, double failure)
 }
 
 /*
+ * The distances |value - centre| greater than "atom" (negative: all), in
+ * *k, and whether they are sorted: from sorted values, they are, in
+ * ascending order, merged outward from the centre (|v - centre| rounds
+ * alike on both sides of it and grows as v moves away from it).
+ */
+double *
+uldp_distances(const double *values, int64 n, bool sorted, double centre,
+			   double atom, int64 *k)
+{
+	double	   *distances = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
+	int64		below;
+	int64		above;
+
+	*k = 0;
+	if (!sorted)
+	{
+		for (int64 i = 0; i < n; i++)
+		{
+			double		distance = fabs(values[i] - centre);
+
+			if (distance > atom)
+				distances[(*k)++] = distance;
+		}
+		return distances;
+	}
+	/* values[below] is the last one under the centre, values[above] the first not */
+	above = 0;
+	for (int64 step = n; step > 0; step /= 2)
+		while (above + step <= n && values[above + step - 1] < centre)
+			above += step;
+	below = above - 1;
+	while (below >= 0 || above < n)
+	{
+		double		left = below >= 0 ? centre - values[below] : INFINITY;
+		double		right = above < n ? values[above] - centre : INFINITY;
+		double		distance;
+
+		if (left <= right)
+		{
+			distance = left;
+			below--;
+		}
+		else
+		{
+			distance = right;
+			above++;
+		}
+		if (distance > atom)
+			distances[(*k)++] = distance;
+	}
+	return distances;
+}
+
+/*
  * The private median of |value - centre| over the users, on a floating-point
  * grid over [0, width] (the values' interval's width): the median absolute
  * deviation, a scale of the data that a few users cannot move.
  */
 double
-uldp_private_deviation(const double *values, int64 n, double centre,
+uldp_private_deviation(const double *values, int64 n, bool sorted, double centre,
 					   double width, double min_magnitude, double epsilon)
 {
 	UldpGrid	grid = uldp_float_grid(0, width, min_magnitude);
-	double	   *distances = palloc_extended(Max(n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
+	int64		k;
+	double	   *distances = uldp_distances(values, n, sorted, centre, -1, &k);
 	double		deviation;
 
-	for (int64 i = 0; i < n; i++)
-		distances[i] = fabs(values[i] - centre);
-	deviation = private_median(&grid, distances, n, epsilon);
+	deviation = private_median(&grid, distances, k, sorted, epsilon);
 	pfree(distances);
 	return deviation;
 }
@@ -141,8 +197,8 @@ uldp_range_is_public(const UldpParams *params)
 }
 
 UldpInterval
-uldp_private_range(const double *means, int64 n, const UldpParams *params,
-				   double epsilon)
+uldp_private_range(const double *means, int64 n, bool sorted,
+				   const UldpParams *params, double epsilon)
 {
 	UldpInterval range;
 	double		centre;
@@ -154,7 +210,7 @@ uldp_private_range(const double *means, int64 n, const UldpParams *params,
 	{
 		UldpGrid	grid = uldp_linear_grid(params->lower, params->upper, 2 * params->tau);
 
-		centre = private_median(&grid, means, n, epsilon);
+		centre = private_median(&grid, means, n, sorted, epsilon);
 		tau = params->tau;
 	}
 	else
@@ -163,8 +219,8 @@ uldp_private_range(const double *means, int64 n, const UldpParams *params,
 		double		min_magnitude = params->has_bounds ? ldexp(width, -FLOAT_GRID_FLOOR_BITS) : 0;
 		UldpGrid	grid = uldp_float_grid(params->lower, params->upper, min_magnitude);
 
-		centre = private_median(&grid, means, n, epsilon / 2);
-		tau = TAU_PER_MAD * uldp_private_deviation(means, n, centre, width,
+		centre = private_median(&grid, means, n, sorted, epsilon / 2);
+		tau = TAU_PER_MAD * uldp_private_deviation(means, n, sorted, centre, width,
 												   min_magnitude, epsilon / 2);
 		/* at least the half-width of the centre's bin, so that users who
 		 * share the centre's bin stay inside the range */

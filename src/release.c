@@ -66,6 +66,7 @@ typedef struct ReleaseInput
 {
 	double	   *values;			/* NULL with sums */
 	int64		n;
+	bool		sorted;			/* values in ascending order */
 	const UldpPartitionSums *sums;
 } ReleaseInput;
 
@@ -97,7 +98,7 @@ begin_release(FunctionCallInfo fcinfo, UldpParams *params, bool average)
 {
 	Aggref	   *aggref;
 	UldpState  *state;
-	ReleaseInput input = {NULL, 0, NULL};
+	ReleaseInput input = {NULL, 0, false, NULL};
 
 	uldp_refuse_window(fcinfo);
 	uldp_release_begin(fcinfo);
@@ -119,8 +120,8 @@ begin_release(FunctionCallInfo fcinfo, UldpParams *params, bool average)
 	input.sums = uldp_state_partition_sums(state);
 	if (input.sums == NULL)
 	{
-		input.values = average ? uldp_state_user_means(state, &input.n) :
-			uldp_state_user_totals(state, &input.n);
+		input.values = average ? uldp_state_user_means(state, &input.n, &input.sorted) :
+			uldp_state_user_totals(state, &input.n, &input.sorted);
 		return input;
 	}
 	if (!params->has_lower || !params->has_upper || params->has_tau ||
@@ -251,7 +252,7 @@ release_mean(FunctionCallInfo fcinfo)
 
 	if (params.has_bounds)
 	{
-		clipping = uldp_private_clipping(input.values, input.n, &params, epsilon, 0);
+		clipping = uldp_private_clipping(input.values, input.n, input.sorted, &params, epsilon, 0);
 		rest = epsilon - clipping.epsilon;
 		count = noisy_count(input.n, rest / 4);
 		return winsorized_mean(&input, clipping, rest * 3 / 4, count);
@@ -259,7 +260,8 @@ release_mean(FunctionCallInfo fcinfo)
 	count = noisy_count(input.n, epsilon * ULDP_CLIPPING_COUNT_SHARE);
 	if (!uldp_clipping_possible(&params, epsilon, count.value))
 		return too_few_users(&params);
-	clipping = uldp_private_clipping(input.values, input.n, &params, epsilon, count.value);
+	clipping = uldp_private_clipping(input.values, input.n, input.sorted, &params, epsilon,
+									 count.value);
 	rest = epsilon - count.epsilon - clipping.epsilon;
 	return winsorized_mean(&input, clipping, rest, count);
 }
@@ -300,8 +302,9 @@ release_sum(FunctionCallInfo fcinfo)
 	UldpClipping clipping;
 
 	if (params.has_bounds)
-		clipping = uldp_private_clipping(input.values, input.n, &params, epsilon, 0);
-	else if (!uldp_private_sum_clipping(input.values, input.n, &params, epsilon, &clipping))
+		clipping = uldp_private_clipping(input.values, input.n, input.sorted, &params, epsilon, 0);
+	else if (!uldp_private_sum_clipping(input.values, input.n, input.sorted, &params, epsilon,
+										&clipping))
 		return too_few_users(&params);
 	return clipped_sum(&input, clipping, epsilon - clipping.epsilon);
 }
@@ -361,7 +364,8 @@ uldp_range_finalfn(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("user_dp_range needs per-user states, not partitions' sums"),
 				 errhint("Release over per-user states (uldp_shard.user_rows) instead.")));
-	range = uldp_private_range(input.values, input.n, &params, params.epsilon * ULDP_SPEND_MARGIN);
+	range = uldp_private_range(input.values, input.n, input.sorted, &params,
+							   params.epsilon * ULDP_SPEND_MARGIN);
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "user_dp_range must return a composite type");

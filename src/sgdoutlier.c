@@ -60,8 +60,8 @@
 
 #include "concentration.h"
 #include "gaussvec.h"
-#include "grid.h"
 #include "noise.h"
+#include "radixsort.h"
 #include "random.h"
 #include "sgdmethod.h"
 #include "vecstate.h"

@@ -63,8 +63,8 @@
 
 #include "abovethreshold.h"
 #include "gaussvec.h"
-#include "grid.h"
 #include "noise.h"
+#include "radixsort.h"
 #include "random.h"
 #include "range.h"
 #include "sgdmethod.h"

@@ -480,17 +480,19 @@ typedef struct PartitionBound
 } PartitionBound;
 
 /*
- * Each uldp_shard.user_sums of a branch, keeping the user ids that hash to
- * its partition (uldp_shard_users_disjoint), so that no user counts in two
- * partitions' sums: its arguments modulus and remainder, 1 and 0 (every
- * user) as the rewrite writes them, become the partition's.
+ * Each uldp_shard.user_sums or user_values of a branch, keeping the user
+ * ids that hash to its partition (uldp_shard_users_disjoint), so that no
+ * user counts in two partitions' sums or values: its arguments modulus and
+ * remainder, 1 and 0 (every user) as the rewrite writes them, become the
+ * partition's.
  */
 static Node *
 partition_bound_mutator(Node *node, PartitionBound *bound)
 {
 	if (node == NULL)
 		return NULL;
-	if (IsA(node, Aggref) && uldp_shard_aggregate_named(((Aggref *) node)->aggfnoid, "user_sums"))
+	if (IsA(node, Aggref) && (uldp_shard_aggregate_named(((Aggref *) node)->aggfnoid, "user_sums") ||
+							  uldp_shard_aggregate_named(((Aggref *) node)->aggfnoid, "user_values")))
 	{
 		Aggref	   *sums = copyObject((Aggref *) node);
 

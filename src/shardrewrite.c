@@ -39,8 +39,12 @@
  * instead: each branch keeps the user ids that hash to its partition and
  * returns its number of users and the exact fixed-point sum of their
  * clipped values, which the same merge aggregates add up.  The coordinator
- * then does no work per user.  The others need every user's value (their
- * private interval) and keep the per-user merge.  Grouped releases run over
+ * then does no work per user.  The others (without both bounds, or with
+ * tau, and ranges) need every user's value for their private interval:
+ * they read uldp_shard.user_values, each branch's users' values, finished
+ * and sorted on the shard, which the coordinator merges as sorted runs
+ * (partvalues.c) and releases from without sorting.  Only bounds that are
+ * not constants keep the per-user merge.  Grouped releases run over
  * per-(user, group) values instead (shardgroups.c); both build their
  * queries from shardquery.c.
  *
@@ -198,14 +202,14 @@ state_aggregate(Oid value_type)
 	return uldp_shard_function("uldp_shard", "uldp_shard", "user_rows", argtypes, lengthof(argtypes));
 }
 
-/* uldp_shard.user_sums for values of value_type, or InvalidOid. */
+/* uldp_shard.user_sums or user_values ("name") for values of value_type, or InvalidOid. */
 static Oid
-sums_aggregate(Oid value_type)
+partition_aggregate(const char *name, Oid value_type)
 {
 	Oid			argtypes[] = {value_type, ANYELEMENTOID, FLOAT8OID, FLOAT8OID, BOOLOID, INT4OID, INT4OID,
 	INT8OID};
 
-	return uldp_shard_function("uldp_shard", "uldp_shard", "user_sums", argtypes, lengthof(argtypes));
+	return uldp_shard_function("uldp_shard", "uldp_shard", name, argtypes, lengthof(argtypes));
 }
 
 /*
@@ -254,12 +258,39 @@ state_call(Aggref *release, Var *user, List *params, UldpShardClamp clamp, Oid s
 }
 
 /*
+ * user_sums or user_values (agg) of a branch: (value, user, lower, upper,
+ * average, modulus, remainder, max_rows) FILTER (the release's filter),
+ * with modulus 1 and remainder 0 (every user) until shardquery.c sets each
+ * branch's partition.
+ */
+static Aggref *
+partition_call(Oid agg, Aggref *release, Expr *value, Var *user, Const *lower, Const *upper,
+			   bool average)
+{
+	List	   *args = list_make5(value, copyObject(user), lower, upper, makeBoolConst(average, false));
+
+	args = lappend(args, makeConst(INT4OID, -1, InvalidOid, sizeof(int32), Int32GetDatum(1), false, true));
+	args = lappend(args, makeConst(INT4OID, -1, InvalidOid, sizeof(int32), Int32GetDatum(0), false, true));
+	Assert(list_length(args) == ULDP_SUMS_MODULUS_ARG + 2);
+	return uldp_make_aggref(agg, BYTEAOID, lappend(args, uldp_shard_int8(uldp_max_partition_rows)),
+							copyObject(release->aggfilter), release->inputcollid);
+}
+
+/* Are the partitions' users disjoint (cached in context)? */
+static bool
+users_disjoint(Var *user, RewriteContext *context)
+{
+	if (context->disjoint < 0)
+		context->disjoint = uldp_shard_users_disjoint(context->relid, user->varattno);
+	return context->disjoint;
+}
+
+/*
  * The partitions' sums that release reads instead of per-user states, or
- * NULL: user_sums(value, user, lower, upper, average, modulus, remainder,
- * max_rows) FILTER (its filter), for a count (no value, [0, 0]) or a mean
- * or sum whose bounds are constants (and no tau), when the partitions'
- * users are disjoint.  Each branch then keeps only its partition's user ids
- * (modulus and remainder, set by shardquery.c).
+ * NULL: user_sums FILTER (its filter), for a count (no value, [0, 0]) or a
+ * mean or sum whose bounds are constants (and no tau), when the
+ * partitions' users are disjoint.  Each branch then keeps only its
+ * partition's user ids.
  */
 static Aggref *
 sums_call(Aggref *release, Var *user, List *params, UldpShardClamp clamp,
@@ -272,7 +303,6 @@ sums_call(Aggref *release, Var *user, List *params, UldpShardClamp clamp,
 	Const	   *lower;
 	Const	   *upper;
 	Oid			sums_agg;
-	List	   *args;
 
 	if (clamp == ULDP_CLAMP_COUNT)
 	{
@@ -292,18 +322,52 @@ sums_call(Aggref *release, Var *user, List *params, UldpShardClamp clamp,
 			return NULL;
 		value = copyObject(linitial_node(TargetEntry, release->args)->expr);
 	}
-	if (context->disjoint < 0)
-		context->disjoint = uldp_shard_users_disjoint(context->relid, user->varattno);
-	sums_agg = sums_aggregate(exprType((Node *) value));
-	if (!context->disjoint || !OidIsValid(sums_agg))
+	sums_agg = partition_aggregate("user_sums", exprType((Node *) value));
+	if (!users_disjoint(user, context) || !OidIsValid(sums_agg))
 		return NULL;
-	/* modulus 1, remainder 0: every user, until a branch sets its partition's */
-	args = list_make5(value, copyObject(user), lower, upper, makeBoolConst(average, false));
-	args = lappend(args, makeConst(INT4OID, -1, InvalidOid, sizeof(int32), Int32GetDatum(1), false, true));
-	args = lappend(args, makeConst(INT4OID, -1, InvalidOid, sizeof(int32), Int32GetDatum(0), false, true));
-	Assert(list_length(args) == ULDP_SUMS_MODULUS_ARG + 2);
-	return uldp_make_aggref(sums_agg, BYTEAOID, lappend(args, uldp_shard_int8(uldp_max_partition_rows)),
-							copyObject(release->aggfilter), release->inputcollid);
+	return partition_call(sums_agg, release, value, user, lower, upper, average);
+}
+
+/*
+ * The partitions' sorted values that a mean, sum or range reads instead of
+ * per-user states when the partitions' users are disjoint and it needs
+ * every user's value (no bounds, one, or tau), or NULL: user_values
+ * FILTER (its filter) of each user's average (means and ranges, rows
+ * clamped to the bounds) or total, clamped to the bounds; a bound not
+ * given is +-ULDP_MAX_MAGNITUDE, as locally.  Bounds that are not
+ * constants keep the per-user merge.
+ */
+static Aggref *
+values_call(Aggref *release, Var *user, List *params, UldpShardClamp clamp,
+			RewriteContext *context)
+{
+	Expr	   *value;
+	Const	   *lower;
+	Const	   *upper;
+	Oid			values_agg;
+
+	if (clamp == ULDP_CLAMP_COUNT)
+		return NULL;
+	if (list_length(params) >= 3)
+	{
+		List	   *folded = (List *) eval_const_expressions(NULL, (Node *) copyObject(params));
+
+		lower = (Const *) uldp_shard_clamp_bound(lsecond(folded), -ULDP_MAX_MAGNITUDE);
+		upper = (Const *) uldp_shard_clamp_bound(lthird(folded), ULDP_MAX_MAGNITUDE);
+		if (!IsA(lower, Const) || !IsA(upper, Const))
+			return NULL;
+	}
+	else
+	{
+		lower = uldp_shard_float8(-ULDP_MAX_MAGNITUDE);
+		upper = uldp_shard_float8(ULDP_MAX_MAGNITUDE);
+	}
+	value = copyObject(linitial_node(TargetEntry, release->args)->expr);
+	values_agg = partition_aggregate("user_values", exprType((Node *) value));
+	if (!users_disjoint(user, context) || !OidIsValid(values_agg))
+		return NULL;
+	return partition_call(values_agg, release, value, user, lower, upper,
+						  clamp == ULDP_CLAMP_TO_BOUNDS);
 }
 
 /* Registers one release of the statement with its state column. */
@@ -334,6 +398,8 @@ add_release(Aggref *release, RewriteContext *context)
 		return;
 	}
 	state = sums_call(release, context->user, shard_release->params, clamp, context);
+	if (state == NULL)
+		state = values_call(release, context->user, shard_release->params, clamp, context);
 	if (state == NULL)
 		state = state_call(release, context->user, shard_release->params, clamp, state_agg);
 	foreach(lc, context->states)
@@ -614,6 +680,7 @@ state_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 
 		if (IsA(aggref, Aggref) && (uldp_shard_aggregate_named(aggref->aggfnoid, "user_rows") ||
 									uldp_shard_aggregate_named(aggref->aggfnoid, "user_sums") ||
+									uldp_shard_aggregate_named(aggref->aggfnoid, "user_values") ||
 									uldp_shard_aggregate_named(aggref->aggfnoid, "pair_user") ||
 									uldp_shard_aggregate_named(aggref->aggfnoid, "partition_check")))
 			computes_state = true;
@@ -683,6 +750,8 @@ uldp_shard_state_scan(ForeignScan *scan, double *max_rows)
 			continue;
 		if (uldp_shard_aggregate_named(aggref->aggfnoid, "user_rows"))
 			bound_arg = 4;
+		else if (uldp_shard_aggregate_named(aggref->aggfnoid, "user_values"))
+			bound_arg = ULDP_SUMS_MODULUS_ARG + 2;
 		else if (uldp_shard_aggregate_named(aggref->aggfnoid, "pair_user"))
 			bound_arg = 1;
 		else if (uldp_shard_aggregate_named(aggref->aggfnoid, "partition_check") ||

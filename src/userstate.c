@@ -36,6 +36,7 @@
 #include "utils/lsyscache.h"
 
 #include "fixedsum.h"
+#include "partvalues.h"
 #include "statement.h"
 #include "usermerge.h"
 #include "userstate.h"
@@ -66,9 +67,14 @@ struct UldpState
 	/* shards' sums merged instead of users (uldp_user_merge_transfn) */
 	bool		has_sums;
 	UldpPartitionSums sums;
+	/* or their users' sorted values (UldpPartitionValues *), in run_bytes */
+	List	   *partition_values;
 };
 
-/* Serialized form: this header, then per user count, sum and id */
+/*
+ * Serialized form: this header, then per user count, sum and id, then the
+ * shards' values merged into one sorted run
+ */
 typedef struct UldpStateHeader
 {
 	UldpParams	params;
@@ -77,6 +83,8 @@ typedef struct UldpStateHeader
 	int64		nusers;
 	bool		has_sums;
 	UldpPartitionSums sums;
+	int64		nvalues;
+	bool		values_average;
 } UldpStateHeader;
 
 PG_FUNCTION_INFO_V1(uldp_user_transfn);
@@ -193,6 +201,50 @@ keep_run(UldpState *state, const char *users, int64 nusers)
 	run->users = copy;
 	run->nusers = nusers;
 	state->runs = lappend(state->runs, run);
+	MemoryContextSwitchTo(old_context);
+}
+
+/*
+ * Whether the partitions' values are averages (or totals): all of them
+ * alike, or the state is refused.
+ */
+static bool
+partition_values_average(List *partitions)
+{
+	bool		average = ((UldpPartitionValues *) linitial(partitions))->average;
+	ListCell   *cell;
+
+	foreach(cell, partitions)
+		if (((UldpPartitionValues *) lfirst(cell))->average != average)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("a release cannot merge partitions' averages and totals"),
+					 errhint("Pass the same average argument to uldp_shard.user_values on every shard.")));
+	return average;
+}
+
+/*
+ * Keeps a copy of a partition's sorted values, to be merged with the
+ * others' when the state is read.
+ */
+static void
+keep_values(UldpState *state, const UldpPartitionValues *partition)
+{
+	Size		bytes = partition->users * sizeof(double);
+	MemoryContext old_context;
+	UldpPartitionValues *copy;
+	char	   *values;
+
+	state->run_bytes += bytes;
+	check_memory(state, state->table.users->size);
+	old_context = MemoryContextSwitchTo(state->context);
+	values = palloc_extended(Max(bytes, 1), MCXT_ALLOC_HUGE);
+	if (bytes > 0)
+		memcpy(values, partition->values, bytes);
+	copy = palloc(sizeof(UldpPartitionValues));
+	*copy = *partition;
+	copy->values = values;
+	state->partition_values = lappend(state->partition_values, copy);
 	MemoryContextSwitchTo(old_context);
 }
 
@@ -431,15 +483,24 @@ uldp_user_merge_transfn(PG_FUNCTION_ARGS)
 		(UldpState *) PG_GETARG_POINTER(0);
 	UldpTableHeader header;
 	UldpPartitionSums sums;
-	const char *users;
+	UldpPartitionValues values;
+	bool		is_sums = false;
+	bool		is_values = false;
+	const char *users = NULL;
 
 	if (PG_ARGISNULL(1))
 		PG_RETURN_POINTER(state);
 	if (uldp_partition_sums_from_bytea(PG_GETARG_BYTEA_PP(1), &sums))
 	{
+		is_sums = true;
 		header.key_byval = sums.key_byval;
 		header.key_typlen = sums.key_typlen;
-		users = NULL;
+	}
+	else if (uldp_partition_values_from_bytea(PG_GETARG_BYTEA_PP(1), &values))
+	{
+		is_values = true;
+		header.key_byval = values.key_byval;
+		header.key_typlen = values.key_typlen;
 	}
 	else
 		users = uldp_user_table_read_header(PG_GETARG_BYTEA_PP(1), &header);
@@ -448,8 +509,10 @@ uldp_user_merge_transfn(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("per-user state keyed by another user id type"),
 				 errhint("Make the shards' user id column the same type as the coordinator's.")));
-	if (users == NULL)
+	if (is_sums)
 		add_sums(state, &sums);
+	else if (is_values)
+		keep_values(state, &values);
 	else
 		keep_run(state, users, header.nusers);
 	PG_RETURN_POINTER(state);
@@ -485,6 +548,17 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 		state2->runs = NIL;
 		state2->run_bytes = 0;
 	}
+	if (state2->partition_values != NIL)
+	{
+		MemoryContext old_context = MemoryContextSwitchTo(state1->context);
+
+		state1->partition_values = list_concat(state1->partition_values,
+											   state2->partition_values);
+		state1->run_bytes += state2->run_bytes;
+		MemoryContextSwitchTo(old_context);
+		state2->partition_values = NIL;
+		state2->run_bytes = 0;
+	}
 	uldp_user_table_flush(&state2->table);
 	uldp_user_table_add_table(&state1->table, &state2->table);
 	if (state2->has_sums)
@@ -506,8 +580,14 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 	char	   *users;
 	char	   *cursor;
 
-	result = palloc_extended(VARHDRSZ + sizeof(header) + entries * ULDP_SERIALIZED_USER_BYTES,
-							 MCXT_ALLOC_HUGE);
+	List	   *partitions = state->partition_values;
+	bool		values_average = partitions != NIL && partition_values_average(partitions);
+	int64		nvalues = 0;
+	double	   *values = partitions == NIL ? NULL :
+		uldp_merge_partition_values(partitions, &nvalues);
+
+	result = palloc_extended(VARHDRSZ + sizeof(header) + entries * ULDP_SERIALIZED_USER_BYTES +
+							 nvalues * sizeof(double), MCXT_ALLOC_HUGE);
 	users = VARDATA(result) + sizeof(header);
 	if (state->runs == NIL)
 		cursor = uldp_user_table_write(&state->table, users);
@@ -525,14 +605,19 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 		}
 		reader_end(&reader);
 	}
+	if (nvalues > 0)
+		memcpy(cursor, values, nvalues * sizeof(double));
+	cursor += nvalues * sizeof(double);
 	SET_VARSIZE(result, cursor - (char *) result);
 	memset(&header, 0, sizeof(header));
 	header.params = state->params;
 	header.key_byval = state->key_byval;
 	header.key_typlen = state->key_typlen;
-	header.nusers = (cursor - users) / ULDP_SERIALIZED_USER_BYTES;
+	header.nusers = (cursor - users - nvalues * sizeof(double)) / ULDP_SERIALIZED_USER_BYTES;
 	header.has_sums = state->has_sums;
 	header.sums = state->sums;
+	header.nvalues = partitions == NIL ? -1 : nvalues;
+	header.values_average = values_average;
 	memcpy(VARDATA(result), &header, sizeof(header));
 	PG_RETURN_BYTEA_P(result);
 }
@@ -557,19 +642,33 @@ uldp_user_deserialfn(PG_FUNCTION_ARGS)
 	state->has_sums = header.has_sums;
 	state->sums = header.sums;
 	keep_run(state, VARDATA_ANY(serialized) + sizeof(header), header.nusers);
+	if (header.nvalues >= 0)
+	{
+		UldpPartitionValues values;
+
+		values.users = header.nvalues;
+		values.average = header.values_average;
+		values.key_byval = header.key_byval;
+		values.key_typlen = header.key_typlen;
+		values.lower = header.params.lower;
+		values.upper = header.params.upper;
+		values.values = VARDATA_ANY(serialized) + sizeof(header) +
+			header.nusers * ULDP_SERIALIZED_USER_BYTES;
+		keep_values(state, &values);
+	}
 	PG_RETURN_POINTER(state);
 }
 
 /*
  * The shards' sums a state merged, or NULL if it holds users.  A state
- * that merged both is refused: no rewrite makes one.
+ * that merged sums and anything else is refused: no rewrite makes one.
  */
 const UldpPartitionSums *
 uldp_state_partition_sums(UldpState *state)
 {
 	if (!state->has_sums)
 		return NULL;
-	if (state_entries(state) > 0)
+	if (state_entries(state) > 0 || state->partition_values != NIL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("a release cannot merge both per-user states and partitions' sums"),
@@ -577,16 +676,37 @@ uldp_state_partition_sums(UldpState *state)
 	return &state->sums;
 }
 
+/*
+ * The shards' sorted values a state merged, or NIL if it holds users; a
+ * state with both is refused, as above.
+ */
+static List *
+state_partition_values(UldpState *state)
+{
+	if (state->partition_values != NIL && state_entries(state) > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a release cannot merge both per-user states and partitions' values"),
+				 errhint("Merge the states of uldp_shard.user_rows or the values of uldp_shard.user_values, not both.")));
+	return state->partition_values;
+}
+
 /* The number of distinct users in a state. */
 int64
 uldp_state_users(UldpState *state)
 {
 	const UldpPartitionSums *sums = uldp_state_partition_sums(state);
+	List	   *partitions = state_partition_values(state);
 	StateReader reader;
+	ListCell   *cell;
 	int64		n = 0;
 
 	if (sums != NULL)
 		return sums->users;
+	foreach(cell, partitions)
+		n += ((UldpPartitionValues *) lfirst(cell))->users;
+	if (partitions != NIL)
+		return n;
 	if (state->runs == NIL)
 		return state_entries(state);
 	reader_begin(&reader, state, 0);
@@ -597,6 +717,35 @@ uldp_state_users(UldpState *state)
 }
 
 /*
+ * The shards' values merged into one ascending array: the same values,
+ * clamped to the release's bounds, as the users' would be.  The shards
+ * finished each user's value as an average or a total; a state of the
+ * other kind is refused.
+ */
+static double *
+merged_partition_values(UldpState *state, List *partitions, int64 *nusers, bool average)
+{
+	ListCell   *cell;
+	double	   *values;
+	int64		total = 0;
+
+	if (partition_values_average(partitions) != average)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("partitions' values are %s, the release needs %s",
+						average ? "totals" : "averages", average ? "averages" : "totals"),
+				 errhint("Pass average => %s to uldp_shard.user_values.", average ? "true" : "false")));
+	foreach(cell, partitions)
+		total += ((UldpPartitionValues *) lfirst(cell))->users;
+	check_memory_extra(state, state->table.users->size, total * RELEASE_BYTES_PER_USER);
+	values = uldp_merge_partition_values(partitions, nusers);
+	/* clamping is monotone: the values stay sorted */
+	for (int64 i = 0; i < *nusers; i++)
+		values[i] = Min(Max(values[i], state->params.lower), state->params.upper);
+	return values;
+}
+
+/*
  * Each user's value, clamped to the parameters' bounds: the average of its
  * rows, or their total.  A sum can overflow only when bounds are absent and
  * a user has rows near ULDP_MAX_MAGNITUDE; such a value is clamped like any
@@ -604,16 +753,21 @@ uldp_state_users(UldpState *state)
  * only rely on every user's value lying within the bounds.  A user with
  * more than 2^32 - 1 rows had its sum halved (uldp_user_add_rows), which
  * keeps its average but halves its total: a total so large is clipped
- * anyway.
+ * anyway.  *sorted: whether the values come in ascending order (from
+ * shards' sorted values).
  */
 static double *
-user_values(UldpState *state, int64 *nusers, bool average)
+user_values(UldpState *state, int64 *nusers, bool average, bool *sorted)
 {
+	List	   *partitions = state_partition_values(state);
 	StateReader reader;
 	double	   *values;
 	UldpUser   *user;
 	int64		n = 0;
 
+	*sorted = partitions != NIL;
+	if (partitions != NIL)
+		return merged_partition_values(state, partitions, nusers, average);
 	/* the release needs the values and, in range.c, up to three more
 	 * arrays of 8 bytes and two bytes of segments per user */
 	reader_begin(&reader, state, RELEASE_BYTES_PER_USER);
@@ -633,13 +787,13 @@ user_values(UldpState *state, int64 *nusers, bool average)
 }
 
 double *
-uldp_state_user_means(UldpState *state, int64 *nusers)
+uldp_state_user_means(UldpState *state, int64 *nusers, bool *sorted)
 {
-	return user_values(state, nusers, true);
+	return user_values(state, nusers, true, sorted);
 }
 
 double *
-uldp_state_user_totals(UldpState *state, int64 *nusers)
+uldp_state_user_totals(UldpState *state, int64 *nusers, bool *sorted)
 {
-	return user_values(state, nusers, false);
+	return user_values(state, nusers, false, sorted);
 }

@@ -21,8 +21,8 @@ typedef struct UldpState UldpState;
 extern void uldp_check_state_memory(Size bytes, const char *hint);
 extern double uldp_user_state_bytes_per_row(void);
 extern double uldp_user_state_fixed_bytes(void);
-extern double *uldp_state_user_means(UldpState *state, int64 *nusers);
-extern double *uldp_state_user_totals(UldpState *state, int64 *nusers);
+extern double *uldp_state_user_means(UldpState *state, int64 *nusers, bool *sorted);
+extern double *uldp_state_user_totals(UldpState *state, int64 *nusers, bool *sorted);
 extern int64 uldp_state_users(UldpState *state);
 extern const UldpPartitionSums *uldp_state_partition_sums(UldpState *state);
 

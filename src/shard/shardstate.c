@@ -3,8 +3,8 @@
  * shardstate.c
  *	  The state aggregates of uldp_shard: a partition's rows grouped by user,
  *	  each user's row count and sum, serialized for the coordinator
- *	  (user_rows), or only their number and the fixed-point sum of their
- *	  clipped values (user_sums).
+ *	  (user_rows), only their number and the fixed-point sum of their
+ *	  clipped values (user_sums), or their values, sorted (user_values).
  *
  * A coordinator that releases over a table partitioned by its privacy unit
  * into postgres_fdw partitions pushes one of these aggregates down to each
@@ -35,6 +35,12 @@
  * add up to those of the whole table.  Its work no longer grows with the
  * users.
  *
+ * user_values serves the releases that choose their interval from the
+ * users' values (without both bounds, or with tau), over the same shards:
+ * each user's value, finished here since the user is the partition's own,
+ * all of them sorted (partvalues.c), so that the coordinator merges sorted
+ * runs instead of users by id and sorts nothing.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -49,6 +55,7 @@
 
 #include "fixedsum.h"
 #include "params.h"
+#include "partvalues.h"
 #include "shardbound.h"
 #include "shardmember.h"
 #include "usertable.h"
@@ -74,6 +81,9 @@ PG_FUNCTION_INFO_V1(uldp_shard_rows_transfn);
 PG_FUNCTION_INFO_V1(uldp_shard_sums_transfn);
 PG_FUNCTION_INFO_V1(uldp_shard_sums_bool_transfn);
 PG_FUNCTION_INFO_V1(uldp_shard_sums_finalfn);
+PG_FUNCTION_INFO_V1(uldp_shard_values_transfn);
+PG_FUNCTION_INFO_V1(uldp_shard_values_bool_transfn);
+PG_FUNCTION_INFO_V1(uldp_shard_values_finalfn);
 PG_FUNCTION_INFO_V1(uldp_shard_rows_bool_transfn);
 PG_FUNCTION_INFO_V1(uldp_shard_rows_finalfn);
 PG_FUNCTION_INFO_V1(uldp_shard_rows_combinefn);
@@ -103,9 +113,20 @@ check_bounds(double lower, double upper, const char *function)
 				 errhint("Pass the clamping bounds as two numbers, lower first.")));
 }
 
+/* The state aggregates, which differ in what their final functions make */
+typedef enum ShardKind
+{
+	SHARD_ROWS,					/* user_rows */
+	SHARD_SUMS,					/* user_sums */
+	SHARD_VALUES				/* user_values */
+} ShardKind;
+
+static const char *const shard_kind_names[] = {"user_rows", "user_sums", "user_values"};
+
 /*
  * What user_sums(value, user_id, lower, upper, average, modulus, remainder,
- * max_rows) sums: the users of the hash partition (modulus, remainder).
+ * max_rows) sums, or user_values sorts: the users of the hash partition
+ * (modulus, remainder).
  */
 typedef struct SumsArgs
 {
@@ -117,13 +138,13 @@ typedef struct SumsArgs
 } SumsArgs;
 
 /*
- * The constant arguments of user_sums, read from the call
- * (uldp_shard_call_args: the final function of a partition without rows
- * has no state, and a parallel partial state none of them): constants the
- * coordinator writes into the query it ships.
+ * The constant arguments of user_sums or user_values ("kind"), read from
+ * the call (uldp_shard_call_args: the final function of a partition
+ * without rows has no state, and a parallel partial state none of them):
+ * constants the coordinator writes into the query it ships.
  */
 static SumsArgs
-sums_args(FunctionCallInfo fcinfo)
+sums_args(FunctionCallInfo fcinfo, ShardKind kind)
 {
 	List	   *call = uldp_shard_call_args(fcinfo);
 	Const	   *args[5];
@@ -135,14 +156,15 @@ sums_args(FunctionCallInfo fcinfo)
 		if (!IsA(args[i], Const) || args[i]->constisnull)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("the bounds, average and partition of uldp_shard.user_sums must be constants")));
+					 errmsg("the bounds, average and partition of uldp_shard.%s must be constants",
+							shard_kind_names[kind])));
 	}
 	result.lower = DatumGetFloat8(args[0]->constvalue);
 	result.upper = DatumGetFloat8(args[1]->constvalue);
 	result.average = DatumGetBool(args[2]->constvalue);
 	result.modulus = DatumGetInt32(args[3]->constvalue);
 	result.remainder = DatumGetInt32(args[4]->constvalue);
-	check_bounds(result.lower, result.upper, "user_sums");
+	check_bounds(result.lower, result.upper, shard_kind_names[kind]);
 	/* checked here, whatever the rows, not only where a row needs it */
 	uldp_partition_bound_check(result.modulus, result.remainder);
 	return result;
@@ -151,16 +173,18 @@ sums_args(FunctionCallInfo fcinfo)
 /*
  * The state of the first row.  user_rows: the bounds are arguments 3 and
  * 4, public constants that the coordinator writes into the query it ships,
- * and its rows are clamped to them.  user_sums (sums): a mean's rows are
- * clamped to its bounds, a sum's only to +-ULDP_MAX_MAGNITUDE, as the
- * coordinator's transition functions clamp them; rows of users of other
- * partitions are skipped here when their ids are not by value (the final
- * function skips the others' users, one hash per user).
+ * and its rows are clamped to them.  user_sums and user_values (sums): a
+ * mean's rows are clamped to its bounds, a sum's only to
+ * +-ULDP_MAX_MAGNITUDE, as the coordinator's transition functions clamp
+ * them; rows of users of other partitions are skipped here when their ids
+ * are not by value (the final function skips the others' users, one hash
+ * per user).
  */
 static ShardState *
-first_state(FunctionCallInfo fcinfo, bool sums)
+first_state(FunctionCallInfo fcinfo, ShardKind kind)
 {
-	const char *function = sums ? "user_sums" : "user_rows";
+	const char *function = shard_kind_names[kind];
+	bool		sums = kind != SHARD_ROWS;
 	MemoryContext aggcontext = uldp_shard_aggregate_context(fcinfo,
 															psprintf("uldp_shard.%s", function));
 	Oid			user_type = get_fn_expr_argtype(fcinfo->flinfo, 2);
@@ -172,7 +196,7 @@ first_state(FunctionCallInfo fcinfo, bool sums)
 	uldp_shard_check_rows(fcinfo, sums ? 7 : 4);
 	if (sums)
 	{
-		args = sums_args(fcinfo);
+		args = sums_args(fcinfo, kind);
 		lower = args.average ? args.lower : -ULDP_MAX_MAGNITUDE;
 		upper = args.average ? args.upper : ULDP_MAX_MAGNITUDE;
 	}
@@ -193,9 +217,9 @@ first_state(FunctionCallInfo fcinfo, bool sums)
 }
 
 static Datum
-add_row(FunctionCallInfo fcinfo, double value, bool sums)
+add_row(FunctionCallInfo fcinfo, double value, ShardKind kind)
 {
-	ShardState *state = PG_ARGISNULL(0) ? first_state(fcinfo, sums) :
+	ShardState *state = PG_ARGISNULL(0) ? first_state(fcinfo, kind) :
 		(ShardState *) PG_GETARG_POINTER(0);
 	uint64		id;
 
@@ -212,28 +236,42 @@ add_row(FunctionCallInfo fcinfo, double value, bool sums)
 Datum
 uldp_shard_rows_transfn(PG_FUNCTION_ARGS)
 {
-	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_FLOAT8(1), false);
+	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_FLOAT8(1), SHARD_ROWS);
 }
 
 /* rows_bool_transfn(state, value boolean, user_id, lower, upper, max_rows): 1 or 0 */
 Datum
 uldp_shard_rows_bool_transfn(PG_FUNCTION_ARGS)
 {
-	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_BOOL(1) ? 1 : 0, false);
+	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_BOOL(1) ? 1 : 0, SHARD_ROWS);
 }
 
 /* sums_transfn(state, value float8, user_id, lower, upper, average, modulus, remainder, max_rows) */
 Datum
 uldp_shard_sums_transfn(PG_FUNCTION_ARGS)
 {
-	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_FLOAT8(1), true);
+	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_FLOAT8(1), SHARD_SUMS);
 }
 
 /* sums_bool_transfn(state, value boolean, user_id, lower, upper, average, modulus, remainder, max_rows) */
 Datum
 uldp_shard_sums_bool_transfn(PG_FUNCTION_ARGS)
 {
-	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_BOOL(1) ? 1 : 0, true);
+	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_BOOL(1) ? 1 : 0, SHARD_SUMS);
+}
+
+/* values_transfn(state, value float8, user_id, lower, upper, average, modulus, remainder, max_rows) */
+Datum
+uldp_shard_values_transfn(PG_FUNCTION_ARGS)
+{
+	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_FLOAT8(1), SHARD_VALUES);
+}
+
+/* values_bool_transfn(state, value boolean, user_id, lower, upper, average, modulus, remainder, max_rows) */
+Datum
+uldp_shard_values_bool_transfn(PG_FUNCTION_ARGS)
+{
+	return add_row(fcinfo, PG_ARGISNULL(1) ? NAN : PG_GETARG_BOOL(1) ? 1 : 0, SHARD_VALUES);
 }
 
 /*
@@ -260,54 +298,110 @@ uldp_shard_rows_finalfn(PG_FUNCTION_ARGS)
 }
 
 /*
- * The partition's users and the fixed-point sum of their values: each
- * user's average (or total), clamped to the bounds as the coordinator's
- * release clamps it (userstate.c, a NaN from +Inf + -Inf being 0), on the
- * grid of the release with these bounds (fixedsum.c).  Users of other
+ * The values of the partition's users: each user's average (or total),
+ * clamped to the bounds as the coordinator's release clamps it
+ * (userstate.c, a NaN from +Inf + -Inf being 0).  Users of other
  * partitions are skipped: by value, an id is its key.
  */
-Datum
-uldp_shard_sums_finalfn(PG_FUNCTION_ARGS)
+static double *
+partition_values(FunctionCallInfo fcinfo, ShardState *state, const SumsArgs *args, int64 *n)
 {
-	SumsArgs	args = sums_args(fcinfo);
-	UldpPartitionSums sums;
-	ShardState *state;
+	double	   *values = palloc_extended(Max(uldp_user_table_users(&state->table), 1) * sizeof(double),
+										 MCXT_ALLOC_HUGE);
 	UldpPartitionMember member;
-	bool		check_users;
+	bool		check_users = args->modulus != 1 && state->key_byval;
 	users_iterator iterator;
 	UldpUser   *user;
 
-	sums.users = 0;
-	sums.average = args.average;
-	sums.sum = uldp_fixed_sum_public(args.lower, args.upper, args.average);
-	if (PG_ARGISNULL(0))
-	{
-		uldp_shard_check_rows(fcinfo, 7);
-		get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, 2), &sums.key_typlen,
-						&sums.key_byval);
-		PG_RETURN_BYTEA_P(uldp_partition_sums_to_bytea(&sums));
-	}
-	state = (ShardState *) PG_GETARG_POINTER(0);
-	sums.key_byval = state->key_byval;
-	sums.key_typlen = state->key_typlen;
-	check_users = args.modulus != 1 && state->key_byval;
 	if (check_users)
 		uldp_partition_member_init(&member, get_fn_expr_argtype(fcinfo->flinfo, 2), PG_GET_COLLATION(),
-								   args.modulus, args.remainder, CurrentMemoryContext);
-	uldp_user_table_flush(&state->table);
+								   args->modulus, args->remainder, CurrentMemoryContext);
+	*n = 0;
 	users_start_iterate(state->table.users, &iterator);
 	while ((user = users_iterate(state->table.users, &iterator)) != NULL)
 	{
-		double		value = args.average ? user->sum / (double) user->count : user->sum;
+		double		value = args->average ? user->sum / (double) user->count : user->sum;
 
 		if (check_users && !uldp_partition_member(&member, (Datum) user->id))
 			continue;
 		if (isnan(value))
 			value = 0;
-		uldp_fixed_sum_add(&sums.sum, Min(Max(value, args.lower), args.upper));
-		sums.users++;
+		values[(*n)++] = Min(Max(value, args->lower), args->upper);
 	}
+	return values;
+}
+
+/*
+ * The state of a partition's final function, NULL without rows (after the
+ * check of the partition's size that a first row makes).
+ */
+static ShardState *
+final_state(FunctionCallInfo fcinfo)
+{
+	ShardState *state;
+
+	if (PG_ARGISNULL(0))
+	{
+		uldp_shard_check_rows(fcinfo, 7);
+		return NULL;
+	}
+	state = (ShardState *) PG_GETARG_POINTER(0);
+	uldp_user_table_flush(&state->table);
+	return state;
+}
+
+/*
+ * The partition's users and the fixed-point sum of their values, on the
+ * grid of the release with these bounds (fixedsum.c).
+ */
+Datum
+uldp_shard_sums_finalfn(PG_FUNCTION_ARGS)
+{
+	SumsArgs	args = sums_args(fcinfo, SHARD_SUMS);
+	ShardState *state = final_state(fcinfo);
+	UldpPartitionSums sums;
+	double	   *values;
+
+	sums.users = 0;
+	sums.average = args.average;
+	sums.sum = uldp_fixed_sum_public(args.lower, args.upper, args.average);
+	if (state == NULL)
+	{
+		get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, 2), &sums.key_typlen,
+						&sums.key_byval);
+		PG_RETURN_BYTEA_P(uldp_partition_sums_to_bytea(&sums));
+	}
+	sums.key_byval = state->key_byval;
+	sums.key_typlen = state->key_typlen;
+	values = partition_values(fcinfo, state, &args, &sums.users);
+	for (int64 i = 0; i < sums.users; i++)
+		uldp_fixed_sum_add(&sums.sum, values[i]);
 	PG_RETURN_BYTEA_P(uldp_partition_sums_to_bytea(&sums));
+}
+
+/* The values of the partition's users, sorted (partvalues.c). */
+Datum
+uldp_shard_values_finalfn(PG_FUNCTION_ARGS)
+{
+	SumsArgs	args = sums_args(fcinfo, SHARD_VALUES);
+	ShardState *state = final_state(fcinfo);
+	UldpPartitionValues partition;
+	double	   *values = NULL;
+
+	partition.users = 0;
+	partition.average = args.average;
+	partition.lower = args.lower;
+	partition.upper = args.upper;
+	if (state == NULL)
+		get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, 2), &partition.key_typlen,
+						&partition.key_byval);
+	else
+	{
+		partition.key_byval = state->key_byval;
+		partition.key_typlen = state->key_typlen;
+		values = partition_values(fcinfo, state, &args, &partition.users);
+	}
+	PG_RETURN_BYTEA_P(uldp_partition_values_to_bytea(&partition, values));
 }
 
 Datum
@@ -361,7 +455,9 @@ uldp_shard_rows_deserialfn(PG_FUNCTION_ARGS)
 /*
  * state_summary(state bytea, OUT users bigint, OUT rows numeric, OUT total float8):
  * for a partition's sums (user_sums), its users, no rows and the sum of
- * their clipped values as its grid holds it.
+ * their clipped values as its grid holds it; for its sorted values
+ * (user_values), its users, no rows and the sum of their values, added in
+ * ascending order.
  */
 Datum
 uldp_shard_state_summary(PG_FUNCTION_ARGS)
@@ -369,6 +465,7 @@ uldp_shard_state_summary(PG_FUNCTION_ARGS)
 	bytea	   *value = PG_GETARG_BYTEA_PP(0);
 	UldpTableHeader header;
 	UldpPartitionSums sums;
+	UldpPartitionValues partition;
 	const char *cursor;
 	uint64		rows = 0;
 	double		total = 0;
@@ -384,6 +481,16 @@ uldp_shard_state_summary(PG_FUNCTION_ARGS)
 		nulls[1] = true;
 		values[2] = Float8GetDatum(sums.sum.centre * (double) sums.users +
 								   sums.sum.grid * (double) sums.sum.sum);
+		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
+														  values, nulls)));
+	}
+	if (uldp_partition_values_from_bytea(value, &partition))
+	{
+		values[0] = Int64GetDatum(partition.users);
+		nulls[1] = true;
+		for (int64 i = 0; i < partition.users; i++)
+			total += uldp_partition_value(&partition, i);
+		values[2] = Float8GetDatum(total);
 		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
 														  values, nulls)));
 	}

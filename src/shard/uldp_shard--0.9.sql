@@ -113,6 +113,48 @@ CREATE AGGREGATE uldp_shard.user_sums(boolean, anyelement, float8, float8, boole
     PARALLEL = SAFE
 );
 
+-- user_values(value, user_id, lower, upper, average, modulus, remainder,
+-- max_rows): for releases that choose their interval from the users' values
+-- (without both bounds, or with tau), the values of the users of the hash
+-- partition (as user_sums keeps them), each user's average (average true:
+-- rows clamped to [lower, upper]) or total, clamped to [lower, upper], in
+-- ascending order and without ids (the shards' users are disjoint): the
+-- coordinator merges these sorted runs.  Arguments as user_sums'.
+CREATE FUNCTION uldp_shard.values_transfn(internal, float8, anyelement, float8, float8, boolean, integer, integer, bigint)
+RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_values_transfn'
+LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION uldp_shard.values_bool_transfn(internal, boolean, anyelement, float8, float8, boolean, integer, integer, bigint)
+RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_values_bool_transfn'
+LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION uldp_shard.values_finalfn(internal, float8, anyelement, float8, float8, boolean, integer, integer, bigint)
+RETURNS bytea AS 'MODULE_PATHNAME', 'uldp_shard_values_finalfn'
+LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION uldp_shard.values_bool_finalfn(internal, boolean, anyelement, float8, float8, boolean, integer, integer, bigint)
+RETURNS bytea AS 'MODULE_PATHNAME', 'uldp_shard_values_finalfn'
+LANGUAGE C PARALLEL SAFE;
+
+CREATE AGGREGATE uldp_shard.user_values(float8, anyelement, float8, float8, boolean, integer, integer, bigint) (
+    SFUNC = uldp_shard.values_transfn,
+    STYPE = internal,
+    FINALFUNC = uldp_shard.values_finalfn,
+    FINALFUNC_EXTRA,
+    COMBINEFUNC = uldp_shard.rows_combinefn,
+    SERIALFUNC = uldp_shard.rows_serialfn,
+    DESERIALFUNC = uldp_shard.rows_deserialfn,
+    PARALLEL = SAFE
+);
+
+CREATE AGGREGATE uldp_shard.user_values(boolean, anyelement, float8, float8, boolean, integer, integer, bigint) (
+    SFUNC = uldp_shard.values_bool_transfn,
+    STYPE = internal,
+    FINALFUNC = uldp_shard.values_bool_finalfn,
+    FINALFUNC_EXTRA,
+    COMBINEFUNC = uldp_shard.rows_combinefn,
+    SERIALFUNC = uldp_shard.rows_serialfn,
+    DESERIALFUNC = uldp_shard.rows_deserialfn,
+    PARALLEL = SAFE
+);
+
 -- partition_member(user_id, modulus, remainder): whether PostgreSQL routes
 -- user_id to the hash partition FOR VALUES WITH (MODULUS modulus, REMAINDER
 -- remainder) of a table partitioned by hash on that one column (with the
@@ -182,7 +224,9 @@ CREATE AGGREGATE uldp_shard.partition_check(max_rows bigint) (
 
 -- state_summary(state): what a per-user state holds, for the DBA checking a
 -- shard: its users, their rows and the sum of their sums; for a partition's
--- sums (user_sums), its users, NULL rows and the sum of their clipped values.
+-- sums (user_sums), its users, NULL rows and the sum of their clipped values;
+-- for its sorted values (user_values), its users, NULL rows and the sum of
+-- their values.
 CREATE FUNCTION uldp_shard.state_summary(state bytea,
     OUT users bigint, OUT rows numeric, OUT total float8)
 AS 'MODULE_PATHNAME', 'uldp_shard_state_summary'

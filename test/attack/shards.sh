@@ -10,9 +10,10 @@
 # The analyst has no SELECT on either, a budget, and (part d) a user mapping.
 #
 # Checked:
-#   a. (also: a release with bounds reads each shard's user_sums, filtered by partition_member,
-#      which routes ids as PostgreSQL does, so that rows written on a shard directly for another
-#      partition's users count once)
+#   a. (also: a release with bounds reads each shard's user_sums, and one without them its
+#      user_values, both filtered by partition_member, which routes ids as PostgreSQL does, so
+#      that rows written on a shard directly for another partition's users count once; bounds
+#      that are parameters of a generic plan never use user_values)
 #      the owner's per-partition user_rows, in a UNION ALL, is pushed down: EXPLAIN (VERBOSE)
 #      shows 3 Async Foreign Scans whose remote SQL runs uldp_shard.user_rows; the states hold
 #      exactly the users, rows and clamped sum of the same rows on one node (users are disjoint
@@ -133,8 +134,14 @@ for r in 0 1 2; do
 done
 is "$(grep -c 'uldp.user_dp_mean' <<<"$PLAN")" 1 "a. and the coordinator adds the sums with uldp.user_dp_mean"
 PLAN="$(cq -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT user_dp_mean(amount, user_id, 0.5) FROM visits")"
-is "$(grep -c 'Remote SQL: SELECT uldp_shard.user_rows(amount, user_id, (-1e+300)::double precision, 1e+300::double precision, 3000000::bigint) FROM public.visits$' <<<"$PLAN")" 3 \
-    "a. without bounds, each shard sends its per-user state instead (the interval needs every user)" || diag "$PLAN"
+for r in 0 1 2; do
+    is "$(grep -c "Remote SQL: SELECT uldp_shard.user_values(amount, user_id, (-1e+300)::double precision, 1e+300::double precision, true, 3, $r, 3000000::bigint) FROM public.visits\$" <<<"$PLAN")" 1 \
+        "a. without bounds, partition $r's shard sends its own users' means, sorted, instead (the interval needs every user)" || diag "$PLAN"
+done
+PLAN="$(cq -c "PREPARE unbound(float8) AS SELECT user_dp_mean(amount, user_id, 0.5, 0, \$1) FROM visits" \
+           -c "SET plan_cache_mode = force_generic_plan" -c "EXPLAIN (VERBOSE, COSTS OFF) EXECUTE unbound(100)")"
+is "$(grep -c 'user_values' <<<"$PLAN")" 0 \
+    "a. a bound that is a parameter of a generic plan never reads sorted values (their bounds are constants)" || diag "$PLAN"
 # partition_member routes ids as PostgreSQL's hash partitioning does (bigint, integer and text keys)
 cq -c "CREATE TABLE member_int (u integer) PARTITION BY HASH (u)" -c "CREATE TABLE member_text (u text) PARTITION BY HASH (u)" \
     >/dev/null || exit 1
@@ -144,13 +151,16 @@ is "$(cq -c "SELECT count(*) FROM generate_series(-30000, 30000) g, generate_ser
                 OR uldp_shard.partition_member('u' || g, 5, r) <> satisfies_hash_partition('member_text'::regclass, 5, r, 'u' || g)")" 0 \
    "a. partition_member agrees with satisfies_hash_partition on 60001 ids of three types, modulus 5"
 # a row written on a shard directly, for a user id that hashes to another partition, is not counted
-# twice: each shard keeps its own users (the sums), and the per-user merge sees one user
+# twice: each shard keeps its own users (the sums and the sorted values)
 STRAY="$(cq -c "SELECT g FROM generate_series(1000000, 1000100) g WHERE NOT satisfies_hash_partition('visits'::regclass, 3, 0, g::bigint) LIMIT 1")"
 SEEN="$(cq -c "SELECT user_id FROM visits_local WHERE NOT satisfies_hash_partition('visits'::regclass, 3, 0, user_id) LIMIT 1")"
 spsql 0 -q -c "INSERT INTO visits (user_id, amount, country, ordered_at) VALUES ($STRAY, 10, 'C1', '2026-03-01'), ($SEEN, 10, 'C1', '2026-03-01')" || exit 1
 is "$(cq -c "SELECT count(*) FROM visits") $(seeded "SELECT user_dp_count(user_id, 0.3), user_dp_sum(amount, user_id, 0.5, 0, 2000) FROM visits")" \
    "$(cq -c "SELECT count(*) + 2 FROM visits_local") $(seeded "SELECT user_dp_count(user_id, 0.3), user_dp_sum(amount, user_id, 0.5, 0, 2000) FROM visits_local")" \
    "a. with 2 stray rows on shard 0 (one a new user), the sums count and add up each user of its own partition only"
+is "$(seeded "SELECT user_dp_mean(amount, user_id, 0.5), user_dp_sum(amount, user_id, 0.5) FROM visits")" \
+   "$(seeded "SELECT user_dp_mean(amount, user_id, 0.5), user_dp_sum(amount, user_id, 0.5) FROM visits_local")" \
+   "a. and so do the sorted values of releases without bounds"
 spsql 0 -q -c "DELETE FROM visits WHERE user_id IN ($STRAY, $SEEN) AND amount = 10 AND ordered_at = '2026-03-01' AND country = 'C1'" || exit 1
 for c in "user_dp_mean(amount, user_id, 0.5, 0, 100)" "user_dp_mean(amount, user_id, 1)" \
          "user_dp_sum(amount, user_id, 0.5, 0, 2000)" "user_dp_count(user_id, 0.3)" \

@@ -1,6 +1,7 @@
 -- test/pgtap/shard.sql -- uldp_shard, the shard-side extension (doc/scale-out.md): its objects and
--- privileges, what its state aggregate user_rows keeps per user and user_sums per partition,
--- serially and in parallel, and partition_member's routing of user ids.
+-- privileges, what its state aggregate user_rows keeps per user, user_sums per partition and
+-- user_values per partition's user, serially and in parallel, and partition_member's routing of
+-- user ids.
 -- Releases nothing, so everything runs in one transaction that is rolled back.
 \set prefix uldp_tap_shard_
 \ir ../lib/prelude.sql
@@ -18,7 +19,7 @@ BEGIN
 END
 $$;
 
-SELECT plan(56);
+SELECT plan(65);
 
 -- ---------------------------------------------------------------------------
 -- objects and privileges
@@ -102,6 +103,37 @@ SELECT throws_ok($$SELECT uldp_shard.user_sums(v, user_id, 0, v, true, 1, 0, NUL
     '22023', 'the bounds, average and partition of uldp_shard.user_sums must be constants', 'user_sums refuses bounds read from rows');
 SELECT throws_ok($$SELECT uldp_shard.user_sums(v, user_id, 0, 1, true, 1, 0, 225) FROM uldp_tap_shard_rows WHERE v > 1e10$$,
     '54000', NULL, 'user_sums checks the row bound as user_rows does, whatever the rows');
+-- what a partition's sorted values hold: its users' values, as user_sums clips them
+SELECT is_aggregate('uldp_shard', 'user_values',
+    ARRAY['double precision', 'anyelement', 'double precision', 'double precision', 'boolean', 'integer', 'integer', 'bigint'],
+    'user_values(value float8, user_id, lower, upper, average, modulus, remainder, max_rows) is an aggregate');
+SELECT is_aggregate('uldp_shard', 'user_values',
+    ARRAY['boolean', 'anyelement', 'double precision', 'double precision', 'boolean', 'integer', 'integer', 'bigint'],
+    'user_values(value boolean, ...) is an aggregate');
+SELECT results_eq(
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_values(v, user_id, -10, 10, true, 1, 0, NULL))).* FROM uldp_tap_shard_rows$$,
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, -10, 10, true, 1, 0, NULL))).* FROM uldp_tap_shard_rows$$,
+    'user_values, averages: the users and values user_sums adds up');
+SELECT results_eq(
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_values(v, user_id::text, -10, 10, false, 2, 1, NULL))).* FROM uldp_tap_shard_rows$$,
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id::text, -10, 10, false, 2, 1, NULL))).* FROM uldp_tap_shard_rows$$,
+    'user_values, totals of text ids of one hash partition: those of user_sums');
+SELECT is((SELECT length(uldp_shard.user_values(v, user_id, -10, 10, true, 1, 0, NULL)) FROM uldp_tap_shard_rows),
+          40 + 4 * 8, 'a 40-byte header and 8 bytes a user');
+SELECT is((SELECT substr(uldp_shard.user_values(v, user_id, -10, 10, false, 1, 0, NULL), 41) FROM uldp_tap_shard_rows),
+          (SELECT string_agg((SELECT string_agg(substr(float8send(t), 9 - i, 1), ''::bytea ORDER BY i)
+                              FROM generate_series(1, 8) i), ''::bytea ORDER BY t)
+           FROM (SELECT least(greatest(sum(v), -10), 10) t FROM uldp_tap_shard_rows
+                 WHERE v <> 'NaN' AND user_id IS NOT NULL GROUP BY user_id) u),
+    'the values come sorted, in ascending order (little-endian doubles here)');
+SELECT results_eq(
+    $$SELECT (uldp_shard.state_summary(uldp_shard.user_values(v, user_id, 0, 1, true, 1, 0, NULL))).* FROM uldp_tap_shard_rows WHERE false$$,
+    $$VALUES (0::bigint, NULL::numeric, 0::float8)$$,
+    'user_values over no rows: no users, not NULL');
+SELECT throws_ok($$SELECT uldp_shard.user_values(v, user_id, 0, v, true, 1, 0, NULL) FROM uldp_tap_shard_rows$$,
+    '22023', 'the bounds, average and partition of uldp_shard.user_values must be constants', 'user_values refuses bounds read from rows');
+SELECT throws_ok($$SELECT uldp_shard.user_values(v, user_id, 0, 1, true, 1, 0, 225) FROM uldp_tap_shard_rows WHERE v > 1e10$$,
+    '54000', NULL, 'user_values checks the row bound as user_rows does, whatever the rows');
 -- user_sums keeps the users of its hash partition: each id in one of them, as partition_member routes it
 SELECT results_eq(
     $$SELECT 0, (uldp_shard.state_summary(uldp_shard.user_sums(v, user_id, -10, 10, true, 2, 0, NULL))).users
