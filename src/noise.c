@@ -377,13 +377,20 @@ median_score(uint128 below, uint128 at, uint128 total, const void *arg)
 static int64
 count_segments(const uint64 *keys, int64 from, int64 to, uint64 position, uint64 end)
 {
-	int64		count = 0;
+	int64		count;
 
-	for (int64 i = from; i < to; i++)
+	if (from >= to)
+		return end > position;
+	count = (keys[from] > position) + 1;
+	position = keys[from] + 1;
+	/*
+	 * After the first key, position is the previous key + 1: a repeated key
+	 * (position - 1) adds nothing, a new one itself and, past position, the
+	 * gap before it.  No branch on the keys.
+	 */
+	for (int64 i = from + 1; i < to; i++)
 	{
-		if (i > from && keys[i] == keys[i - 1])
-			continue;
-		count += (keys[i] > position) + 1;
+		count += (keys[i] >= position) + (keys[i] > position);
 		position = keys[i] + 1;
 	}
 	return count + (end > position);

@@ -26,7 +26,6 @@
 
 #include <math.h>
 
-#include "lib/binaryheap.h"
 #include "nodes/pg_list.h"
 
 #include "partvalues.h"
@@ -121,64 +120,84 @@ uldp_partition_values_from_bytea(bytea *value, UldpPartitionValues *partition)
 	return true;
 }
 
-/* The runs of a merge and where each one is. */
-typedef struct MergeRuns
+/*
+ * Merges the ascending runs a and b into out, without a branch on the
+ * values (runs interleave at random: a branch would be mispredicted half
+ * the time).
+ */
+static void
+merge_two(const double *a, int64 na, const double *b, int64 nb, double *out)
 {
-	UldpPartitionValues **partitions;
-	int64	   *next;
-} MergeRuns;
+	int64		i = 0;
+	int64		j = 0;
 
-/* binaryheap keeps the greatest first: the run whose head is least */
-static int
-head_order(Datum a, Datum b, void *arg)
-{
-	MergeRuns  *runs = arg;
-	int			run_a = DatumGetInt32(a);
-	int			run_b = DatumGetInt32(b);
-	double		head_a = uldp_partition_value(runs->partitions[run_a], runs->next[run_a]);
-	double		head_b = uldp_partition_value(runs->partitions[run_b], runs->next[run_b]);
+	while (i < na && j < nb)
+	{
+		double		x = a[i];
+		double		y = b[j];
+		bool		from_b = y < x;
 
-	return head_a < head_b ? 1 : head_a > head_b ? -1 : 0;
+		*out++ = from_b ? y : x;
+		j += from_b;
+		i += !from_b;
+	}
+	memcpy(out, a + i, (na - i) * sizeof(double));
+	memcpy(out + (na - i), b + j, (nb - j) * sizeof(double));
 }
 
 /*
  * The values of "partitions" (a list of UldpPartitionValues *), merged
- * into one ascending array of *n values, in O(n log(partitions)) time: a
- * heap of the runs by their heads.
+ * into one ascending array of *n values, in O(n log(partitions)) time:
+ * the runs laid end to end, then adjacent runs merged two by two, one
+ * sequential pass over all values per halving of their number.
  */
 double *
 uldp_merge_partition_values(List *partitions, int64 *n)
 {
 	int			nruns = list_length(partitions);
-	MergeRuns	runs;
-	binaryheap *heap = binaryheap_allocate(Max(nruns, 1), head_order, &runs);
-	int64		total = 0;
-	double	   *merged;
+	int64	   *starts = palloc((nruns + 1) * sizeof(int64));
+	double	   *current;
+	double	   *next;
+	ListCell   *cell;
 
-	runs.partitions = palloc(Max(nruns, 1) * sizeof(UldpPartitionValues *));
-	runs.next = palloc0(Max(nruns, 1) * sizeof(int64));
-	for (int run = 0; run < nruns; run++)
+	starts[0] = 0;
+	foreach(cell, partitions)
+		starts[foreach_current_index(cell) + 1] =
+			starts[foreach_current_index(cell)] + ((UldpPartitionValues *) lfirst(cell))->users;
+	*n = starts[nruns];
+	current = palloc_extended(Max(*n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
+	next = palloc_extended(Max(*n, 1) * sizeof(double), MCXT_ALLOC_HUGE);
+	foreach(cell, partitions)
 	{
-		runs.partitions[run] = list_nth(partitions, run);
-		total += runs.partitions[run]->users;
-		if (runs.partitions[run]->users > 0)
-			binaryheap_add_unordered(heap, Int32GetDatum(run));
-	}
-	binaryheap_build(heap);
-	merged = palloc_extended(Max(total, 1) * sizeof(double), MCXT_ALLOC_HUGE);
-	for (int64 i = 0; i < total; i++)
-	{
-		int			run = DatumGetInt32(binaryheap_first(heap));
+		UldpPartitionValues *partition = lfirst(cell);
 
-		merged[i] = uldp_partition_value(runs.partitions[run], runs.next[run]++);
-		if (runs.next[run] == runs.partitions[run]->users)
-			binaryheap_remove_first(heap);
-		else
-			binaryheap_replace_first(heap, Int32GetDatum(run));
+		if (partition->users > 0)
+			memcpy(current + starts[foreach_current_index(cell)], partition->values,
+				   partition->users * sizeof(double));
 	}
-	binaryheap_free(heap);
-	pfree(runs.partitions);
-	pfree(runs.next);
-	*n = total;
-	return merged;
+	while (nruns > 1)
+	{
+		int			merged = 0;
+		double	   *swap;
+
+		for (int run = 0; run < nruns; run += 2)
+		{
+			if (run + 1 < nruns)
+				merge_two(current + starts[run], starts[run + 1] - starts[run],
+						  current + starts[run + 1], starts[run + 2] - starts[run + 1],
+						  next + starts[run]);
+			else
+				memcpy(next + starts[run], current + starts[run],
+					   (starts[run + 1] - starts[run]) * sizeof(double));
+			starts[merged++] = starts[run];
+		}
+		starts[merged] = starts[nruns];
+		nruns = merged;
+		swap = current;
+		current = next;
+		next = swap;
+	}
+	pfree(next);
+	pfree(starts);
+	return current;
 }

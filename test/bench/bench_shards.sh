@@ -19,9 +19,10 @@
 #                   take on a machine of its own
 #   count           user_dp_count(user_id, 0.3), one node and the analyst (sums too)
 #   unbounded mean  user_dp_mean(amount, user_id, 0.5): one node, one share, the analyst
-#                   (merging the partitions' per-user uldp_shard.user_rows states by user id on
-#                   the coordinator: the private interval needs every user), one state alone, and
-#                   uldp.user_dp_mean over the 3 states stored on the coordinator (its part)
+#                   (merging the partitions' uldp_shard.user_values, each shard's own users'
+#                   means, sorted, as sorted runs on the coordinator: the private interval needs
+#                   every user's value), one partition's values alone, and uldp.user_dp_mean over
+#                   the 3 partitions' values stored on the coordinator (its part)
 #   grouped         by country (50 groups): PostgreSQL's avg and user_dp_mean on one node, and the
 #                   analyst's over the shards (the shards return one value per user and country)
 # The projections to 3 machines (one shard's part + the coordinator's) are the weak-scaling
@@ -74,9 +75,9 @@ QUERIES=(
     "user_dp_count by an analyst, adding 3 shards' counts|SELECT user_dp_count(user_id, 0.3) FROM visits|analyst"
     "user_dp_mean without bounds, one node|$UNBOUNDED visits_local|"
     "user_dp_mean without bounds, one node, one shard's rows|$UNBOUNDED visits_share|"
-    "user_dp_mean without bounds by an analyst, merging 3 shards' per-user states|$UNBOUNDED visits|analyst"
-    "one shard's per-user state alone, pushed down and fetched|SELECT length(uldp_shard.user_rows(amount, user_id, -1e300, 1e300, NULL)) FROM visits_p0|"
-    "uldp.user_dp_mean merging 3 stored per-user states (the coordinator's part)|SELECT uldp.user_dp_mean(s, NULL::bigint, 0.5) FROM visits_states|"
+    "user_dp_mean without bounds by an analyst, merging 3 shards' sorted values|$UNBOUNDED visits|analyst"
+    "one shard's sorted values alone, pushed down and fetched|SELECT length(uldp_shard.user_values(amount, user_id, -1e300, 1e300, true, 3, 0, NULL)) FROM visits_p0|"
+    "uldp.user_dp_mean merging 3 stored partitions' values (the coordinator's part)|SELECT uldp.user_dp_mean(s, NULL::bigint, 0.5) FROM visits_states|"
     "grouped by country (50), plain avg (one node)|SELECT country, avg(amount) FROM visits_local GROUP BY country|"
     "grouped by country, user_dp_mean, one node|SELECT country, user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits_local GROUP BY country|"
     "grouped by country, user_dp_mean by an analyst over 3 shards|SELECT country, user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits GROUP BY country|analyst"
@@ -111,10 +112,11 @@ for ROWS in $SIZES; do
                      WHERE satisfies_hash_partition('visits'::regclass, 3, 0, user_id)" \
         -c 'VACUUM (FREEZE, ANALYZE) visits_local, visits_share' \
         -c "SELECT uldp.protect_table('visits', 'user_id')" \
-        -c "CREATE TABLE visits_states AS
-                SELECT uldp_shard.user_rows(amount, user_id, -1e300, 1e300, NULL) AS s FROM visits_p0
-                UNION ALL SELECT uldp_shard.user_rows(amount, user_id, -1e300, 1e300, NULL) FROM visits_p1
-                UNION ALL SELECT uldp_shard.user_rows(amount, user_id, -1e300, 1e300, NULL) FROM visits_p2" >/dev/null
+        -c "CREATE TABLE visits_states (s bytea)" -c "ALTER TABLE visits_states ALTER s SET STORAGE EXTERNAL" \
+        -c "INSERT INTO visits_states
+                SELECT uldp_shard.user_values(amount, user_id, -1e300, 1e300, true, 3, 0, NULL) AS s FROM visits_p0
+                UNION ALL SELECT uldp_shard.user_values(amount, user_id, -1e300, 1e300, true, 3, 1, NULL) FROM visits_p1
+                UNION ALL SELECT uldp_shard.user_values(amount, user_id, -1e300, 1e300, true, 3, 2, NULL) FROM visits_p2" >/dev/null
     for i in 0 1 2; do spsql "$i" -q -c 'VACUUM (FREEZE, ANALYZE) visits'; done
 
     uldp_log "timing $ROWS rows ($RUNS runs, interleaved)"
@@ -153,8 +155,8 @@ for ROWS in $SIZES; do
 Weak scaling (3 shards holding 3 times one shard's rows, against one node with one shard's rows; goal: at most 1.5):
 - with bounds (the shards' sums): $(ratio "${MEDIAN[4]}" "${MEDIAN[2]}") on this machine; projected to 3 machines (one shard's
   sums; adding 3 sums on the coordinator takes no measurable time): $(ratio "${MEDIAN[5]}" "${MEDIAN[2]}");
-- without bounds (per-user states, $STATE_BYTES bytes in all, $(awk -v b="$STATE_BYTES" -v u="$USERS" 'BEGIN {printf "%.1f", b / u}') a user):
-  $(ratio "${MEDIAN[10]}" "${MEDIAN[9]}") on this machine; projected (one state + the merge):
+- without bounds (the shards' sorted values, $STATE_BYTES bytes in all, $(awk -v b="$STATE_BYTES" -v u="$USERS" 'BEGIN {printf "%.1f", b / u}') a user):
+  $(ratio "${MEDIAN[10]}" "${MEDIAN[9]}") on this machine; projected (one partition's values + the merge):
   $(awk -v a="${MEDIAN[11]}" -v b="${MEDIAN[12]}" 'BEGIN {printf "%.0f", a + b}') ms, $(ratio "$(awk -v a="${MEDIAN[11]}" -v b="${MEDIAN[12]}" 'BEGIN {print a + b}')" "${MEDIAN[9]}").
 
 Grouped by country: the analyst's release over the shards takes $(ratio "${MEDIAN[15]}" "${MEDIAN[14]}") times the same release on one node
