@@ -355,6 +355,18 @@ shippable_mutator(Node *node, UldpShipping *context)
 		if (name == NULL)
 			return (Node *) func;
 		/*
+		 * date_part(text, date) is the SQL function date_part($1,
+		 * $2::timestamp), which the planner would inline with the field's
+		 * collation back (below): call what it stands for.
+		 */
+		if (func->funcid == F_DATE_PART_TEXT_DATE)
+		{
+			func->funcid = F_DATE_PART_TEXT_TIMESTAMP;
+			lsecond(func->args) = makeFuncExpr(F_TIMESTAMP_DATE, TIMESTAMPOID,
+											   list_make1(lsecond(func->args)),
+											   InvalidOid, InvalidOid, COERCE_EXPLICIT_CAST);
+		}
+		/*
 		 * A date field's name is a text constant, whose collation these
 		 * functions never use, but which stops postgres_fdw from shipping
 		 * them (only a column's collation ships).

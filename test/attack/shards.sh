@@ -220,6 +220,17 @@ is "$(seeded "$(printf "$COALESCED" visits)")" "$(seeded "$(printf "$COALESCED" 
 # shellcheck disable=SC2059
 ok_if "c. the plan ships it as CASE" \
     grep -q "CASE WHEN" <<<"$(cq -c "EXPLAIN (VERBOSE, COSTS OFF) $(printf "$COALESCED" visits)")"
+# date_part of a date column, a SQL function the planner would inline with the field's collation
+# (which postgres_fdw does not ship), ships as the date_part of a timestamp it stands for, also in
+# the owner's release (the gate makes the analyst's a safe function anyway)
+DATE_PART="SELECT user_dp_sum(amount, user_id, 0.5, 0, 100) FROM %s WHERE date_part('month', ordered_at) = 3"
+# shellcheck disable=SC2059
+ok_if "c. the owner's date_part of a date column is pushed down" \
+    grep -q "Remote SQL: SELECT uldp_shard.user_sums(.*date_part('month'::text, ordered_at::timestamp without time zone)" \
+    <<<"$(cq -c "EXPLAIN (VERBOSE, COSTS OFF) $(printf "$DATE_PART" visits)")"
+# shellcheck disable=SC2059
+is "$(seeded "$(printf "$DATE_PART" visits)")" "$(seeded "$(printf "$DATE_PART" visits_local)")" \
+   "c. and releases what it releases on one node"
 # refused before reading, and not charged: what cannot be bounded
 L0="$(ledger)"
 is "$(sqlstate_on 0 "$A" "SELECT user_dp_mean(amount, user_id, 0.5), user_dp_count(user_id, 0.5) FROM visits")" 54000 \
