@@ -181,25 +181,35 @@ state_create(MemoryContext context, const UldpParams *params, bool key_byval,
 }
 
 /*
+ * A copy of "bytes" bytes of "source" in the state's context, counted in
+ * its memory: what it keeps of an input until it is read.
+ */
+static char *
+keep_bytes(UldpState *state, const char *source, Size bytes)
+{
+	char	   *copy;
+
+	state->run_bytes += bytes;
+	check_memory(state, state->table.users->size);
+	copy = MemoryContextAllocExtended(state->context, Max(bytes, 1), MCXT_ALLOC_HUGE);
+	if (bytes > 0)
+		memcpy(copy, source, bytes);
+	return copy;
+}
+
+/*
  * Keeps a copy of "nusers" serialized users, to be merged when the state is
  * read.
  */
 static void
 keep_run(UldpState *state, const char *users, int64 nusers)
 {
-	Size		bytes = nusers * ULDP_SERIALIZED_USER_BYTES;
+	UldpUserRun *run = MemoryContextAlloc(state->context, sizeof(UldpUserRun));
 	MemoryContext old_context;
-	UldpUserRun *run;
-	char	   *copy;
 
-	state->run_bytes += bytes;
-	check_memory(state, state->table.users->size);
-	old_context = MemoryContextSwitchTo(state->context);
-	copy = palloc_extended(Max(bytes, 1), MCXT_ALLOC_HUGE);
-	memcpy(copy, users, bytes);
-	run = palloc(sizeof(UldpUserRun));
-	run->users = copy;
+	run->users = keep_bytes(state, users, nusers * ULDP_SERIALIZED_USER_BYTES);
 	run->nusers = nusers;
+	old_context = MemoryContextSwitchTo(state->context);
 	state->runs = lappend(state->runs, run);
 	MemoryContextSwitchTo(old_context);
 }
@@ -230,20 +240,12 @@ partition_values_average(List *partitions)
 static void
 keep_values(UldpState *state, const UldpPartitionValues *partition)
 {
-	Size		bytes = partition->users * sizeof(double);
+	UldpPartitionValues *copy = MemoryContextAlloc(state->context, sizeof(UldpPartitionValues));
 	MemoryContext old_context;
-	UldpPartitionValues *copy;
-	char	   *values;
 
-	state->run_bytes += bytes;
-	check_memory(state, state->table.users->size);
-	old_context = MemoryContextSwitchTo(state->context);
-	values = palloc_extended(Max(bytes, 1), MCXT_ALLOC_HUGE);
-	if (bytes > 0)
-		memcpy(values, partition->values, bytes);
-	copy = palloc(sizeof(UldpPartitionValues));
 	*copy = *partition;
-	copy->values = values;
+	copy->values = keep_bytes(state, partition->values, partition->users * sizeof(double));
+	old_context = MemoryContextSwitchTo(state->context);
 	state->partition_values = lappend(state->partition_values, copy);
 	MemoryContextSwitchTo(old_context);
 }
