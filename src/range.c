@@ -114,10 +114,10 @@ uldp_selection_users(double keys, double epsilon, double margin, double failure)
 }
 
 /*
- * The distances |value - centre| greater than "atom" (negative: all), in
- * *k, and whether they are sorted: from sorted values, they are, in
- * ascending order, merged outward from the centre (|v - centre| rounds
- * alike on both sides of it and grows as v moves away from it).
+ * The distances |value - centre| greater than "atom" (negative: all), *k of
+ * them.  When the values are sorted, so are the distances, in ascending
+ * order: they are merged outward from the centre (|v - centre| rounds alike
+ * on both sides of it and does not shrink as v moves away from it).
  */
 double *
 uldp_distances(const double *values, int64 n, bool sorted, double centre,
