@@ -167,7 +167,9 @@ for c in "user_dp_mean(amount, user_id, 0.5, 0, 100)" "user_dp_mean(amount, user
          "user_dp_mean(amount > 20, user_id, 0.5, 0, 1) FILTER (WHERE country = 'C1'), user_dp_count(user_id, 0.3)" \
          "user_dp_mean(amount > 20, user_id, 0.5)" "user_dp_mean(amount > 20, user_id, 0.5, NULL, NULL)" \
          "user_dp_mean_ci(amount, user_id, 0.5, 0, 100)" "user_dp_sum_ci(amount, user_id, 0.5, 0, 2000)" \
-         "user_dp_count_ci(user_id, 0.3)" "user_dp_range(amount, user_id, 0.5)"; do
+         "user_dp_count_ci(user_id, 0.3)" "user_dp_range(amount, user_id, 0.5)" \
+         "user_dp_mean(amount, user_id, 0.5, 0, 100, 5)" "user_dp_sum_ci(amount, user_id, 0.5)" \
+         "user_dp_sum(amount, user_id, 0.5, 10, NULL)" "user_dp_range(amount, user_id, 0.5, 0, 100, 5)"; do
     is "$(seeded "SELECT $c FROM visits WHERE ordered_at >= '2026-02-01'")" \
        "$(seeded "SELECT $c FROM visits_local WHERE ordered_at >= '2026-02-01'")" \
        "a. SELECT $c over the sharded table releases what it releases on one node"
