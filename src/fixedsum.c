@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "fixedsum.h"
+#include "wire.h"
 
 /* the grid has 2^GRID_BITS steps per half-width */
 #define GRID_BITS 40
@@ -123,20 +124,12 @@ uldp_partition_sums_to_bytea(const UldpPartitionSums *sums)
 bool
 uldp_partition_sums_from_bytea(bytea *value, UldpPartitionSums *sums)
 {
-	Size		size = VARSIZE_ANY_EXHDR(value);
 	SumsWire	wire;
-	uint32		magic;
 
-	if (size < sizeof(magic))
+	if (!uldp_wire_header(value, ULDP_SUMS_MAGIC, &wire, sizeof(wire)))
 		return false;
-	memcpy(&magic, VARDATA_ANY(value), sizeof(magic));
-	if (magic != ULDP_SUMS_MAGIC)
-		return false;
-	memset(&wire, 0, sizeof(wire));
-	if (size == sizeof(wire))
-		memcpy(&wire, VARDATA_ANY(value), sizeof(wire));
-	/* another size leaves version 0, refused */
-	if (wire.version != ULDP_SUMS_VERSION || wire.users < 0 || wire.steps < 0 ||
+	if (VARSIZE_ANY_EXHDR(value) != sizeof(wire) ||
+		wire.version != ULDP_SUMS_VERSION || wire.users < 0 || wire.steps < 0 ||
 		!(wire.lower <= wire.upper))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),

@@ -30,6 +30,7 @@
 
 #include "partvalues.h"
 #include "radixsort.h"
+#include "wire.h"
 
 /* The serialized header; the values follow it. */
 typedef struct ValuesWire
@@ -82,17 +83,10 @@ uldp_partition_values_from_bytea(bytea *value, UldpPartitionValues *partition)
 {
 	Size		size = VARSIZE_ANY_EXHDR(value);
 	ValuesWire	wire;
-	uint32		magic;
 	bool		valid;
 
-	if (size < sizeof(magic))
+	if (!uldp_wire_header(value, ULDP_VALUES_MAGIC, &wire, sizeof(wire)))
 		return false;
-	memcpy(&magic, VARDATA_ANY(value), sizeof(magic));
-	if (magic != ULDP_VALUES_MAGIC)
-		return false;
-	memset(&wire, 0, sizeof(wire));
-	if (size >= sizeof(wire))
-		memcpy(&wire, VARDATA_ANY(value), sizeof(wire));
 	valid = wire.version == ULDP_VALUES_VERSION && wire.users >= 0 &&
 		wire.users <= (int64) ((size - sizeof(wire)) / sizeof(double)) &&
 		size == sizeof(wire) + wire.users * sizeof(double) &&
