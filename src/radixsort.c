@@ -108,19 +108,29 @@ double_from_order_key(uint64 key)
 	return value;
 }
 
-/* Sorts n doubles, none NaN, in ascending order, in place. */
+/*
+ * Sorts n doubles, none NaN, in ascending order, in place: each becomes its
+ * order key where it is, so that only the sort's buffer is allocated.
+ */
 void
 uldp_sort_doubles(double *values, int64 n)
 {
-	uint64	   *keys = palloc_extended(Max(n, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
 	uint64	   *buffer = palloc_extended(Max(n, 1) * sizeof(uint64), MCXT_ALLOC_HUGE);
-	uint64	   *sorted;
+	char	   *sorted;
 
 	for (int64 i = 0; i < n; i++)
-		keys[i] = double_order_key(values[i]);
-	sorted = uldp_radix_sort(keys, buffer, n, sizeof(uint64));
+	{
+		uint64		key = double_order_key(values[i]);
+
+		memcpy(&values[i], &key, sizeof(key));
+	}
+	sorted = uldp_radix_sort(values, buffer, n, sizeof(uint64));
 	for (int64 i = 0; i < n; i++)
-		values[i] = double_from_order_key(sorted[i]);
-	pfree(keys);
+	{
+		uint64		key;
+
+		memcpy(&key, sorted + i * sizeof(key), sizeof(key));
+		values[i] = double_from_order_key(key);
+	}
 	pfree(buffer);
 }
