@@ -83,7 +83,7 @@ typedef struct UldpStateHeader
 	int64		nusers;
 	bool		has_sums;
 	UldpPartitionSums sums;
-	int64		nvalues;
+	int64		nvalues;		/* -1: a state without shards' values */
 	bool		values_average;
 } UldpStateHeader;
 
@@ -570,24 +570,30 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 
 /*
  * A state's users, in partition order: its table's, or, when it kept runs,
- * their merge with them.
+ * their merge with them; then the shards' values it kept, merged into one
+ * sorted run (nvalues -1: none kept).
  */
 Datum
 uldp_user_serialfn(PG_FUNCTION_ARGS)
 {
 	UldpState  *state = (UldpState *) PG_GETARG_POINTER(0);
+	List	   *partitions = state->partition_values;
 	UldpStateHeader header;
 	int64		entries = state_entries(state);
+	int64		nvalues = 0;
+	double	   *values = NULL;
 	bytea	   *result;
 	char	   *users;
 	char	   *cursor;
 
-	List	   *partitions = state->partition_values;
-	bool		values_average = partitions != NIL && partition_values_average(partitions);
-	int64		nvalues = 0;
-	double	   *values = partitions == NIL ? NULL :
-		uldp_merge_partition_values(partitions, &nvalues);
-
+	memset(&header, 0, sizeof(header));
+	header.nvalues = -1;
+	if (partitions != NIL)
+	{
+		header.values_average = partition_values_average(partitions);
+		values = uldp_merge_partition_values(partitions, &nvalues);
+		header.nvalues = nvalues;
+	}
 	result = palloc_extended(VARHDRSZ + sizeof(header) + entries * ULDP_SERIALIZED_USER_BYTES +
 							 nvalues * sizeof(double), MCXT_ALLOC_HUGE);
 	users = VARDATA(result) + sizeof(header);
@@ -607,19 +613,19 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 		}
 		reader_end(&reader);
 	}
-	if (nvalues > 0)
+	header.nusers = (cursor - users) / ULDP_SERIALIZED_USER_BYTES;
+	if (values != NULL)
+	{
 		memcpy(cursor, values, nvalues * sizeof(double));
-	cursor += nvalues * sizeof(double);
+		cursor += nvalues * sizeof(double);
+		pfree(values);
+	}
 	SET_VARSIZE(result, cursor - (char *) result);
-	memset(&header, 0, sizeof(header));
 	header.params = state->params;
 	header.key_byval = state->key_byval;
 	header.key_typlen = state->key_typlen;
-	header.nusers = (cursor - users - nvalues * sizeof(double)) / ULDP_SERIALIZED_USER_BYTES;
 	header.has_sums = state->has_sums;
 	header.sums = state->sums;
-	header.nvalues = partitions == NIL ? -1 : nvalues;
-	header.values_average = values_average;
 	memcpy(VARDATA(result), &header, sizeof(header));
 	PG_RETURN_BYTEA_P(result);
 }
