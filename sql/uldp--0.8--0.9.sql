@@ -97,3 +97,50 @@ CREATE AGGREGATE uldp.user_dp_range(state bytea, user_id anyelement, epsilon flo
 	SFUNC = uldp.user_merge_transfn, STYPE = internal, FINALFUNC = uldp.range_finalfn,
 	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.user_combinefn,
 	SERIALFUNC = uldp.user_serialfn, DESERIALFUNC = uldp.user_deserialfn, PARALLEL = SAFE);
+
+-- Grouped releases in parallel plans (src/grouping.c): the registration of
+-- each user's groups runs once, in the leader, in a CTE that returns the
+-- registry's snapshot; group_member and group_users take it as an argument,
+-- which PostgreSQL evaluates before the first row that needs it and passes
+-- to parallel workers, so the aggregation itself may run in parallel.
+DROP AGGREGATE uldp.group_selected(anyelement, float8, float8);
+DROP FUNCTION uldp.group_member(bigint, int, anyelement, "any");
+DROP FUNCTION uldp.group_users(bigint, int, anyelement, "any");
+DROP FUNCTION uldp.group_registered(bigint, boolean);
+
+-- Registration reads and writes the leader's registry: parallel restricted.
+ALTER FUNCTION uldp.group_register(bigint, int, anyelement, "any") PARALLEL RESTRICTED;
+
+-- Marks a grouped release's registration complete: the last step of the
+-- subquery that registers every row (its argument is the result of the scan
+-- that registered them); returns the registry's snapshot.
+CREATE FUNCTION uldp.group_registered(slot bigint, read_all boolean)
+	RETURNS bytea AS 'MODULE_PATHNAME', 'uldp_group_registered'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED;
+
+-- The user id if its user keeps the row's group, else NULL.
+CREATE FUNCTION uldp.group_member(slot bigint, k int, registry bytea, user_id anyelement,
+								  VARIADIC keys "any")
+	RETURNS anyelement AS 'MODULE_PATHNAME', 'uldp_group_member'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
+
+-- The number of users that keep the row's group (NULL on a row without a
+-- user): what partition selection compares with its threshold.
+CREATE FUNCTION uldp.group_users(slot bigint, k int, registry bytea, user_id anyelement,
+								 VARIADIC keys "any")
+	RETURNS bigint AS 'MODULE_PATHNAME', 'uldp_group_users'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
+
+-- Partition selection, parallel: partial states keep the largest count seen.
+ALTER FUNCTION uldp.selection_transfn(internal, anyelement, float8, float8) PARALLEL SAFE;
+CREATE FUNCTION uldp.selection_combinefn(internal, internal)
+	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_selection_combinefn' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION uldp.selection_serialfn(internal)
+	RETURNS bytea AS 'MODULE_PATHNAME', 'uldp_selection_serialfn' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp.selection_deserialfn(bytea, internal)
+	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_selection_deserialfn' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE AGGREGATE uldp.group_selected(user_id anyelement, epsilon float8, delta float8) (
+	SFUNC = uldp.selection_transfn, STYPE = internal, FINALFUNC = uldp.selection_finalfn,
+	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.selection_combinefn,
+	SERIALFUNC = uldp.selection_serialfn, DESERIALFUNC = uldp.selection_deserialfn,
+	PARALLEL = SAFE);

@@ -43,6 +43,34 @@ SELECT user_dp_mean_ci(x > 50, user_id, 1.0)::text = :'serial_flag' AS parallel_
 SELECT user_dp_mean(x, user_id, 1.0, 0, 100) IS NOT NULL AS empty_parallel FROM big WHERE x < 0;
 RESET ALL;
 
+-- grouped releases: the registration runs once, in the leader, and the
+-- aggregation in every process, which read the registry's snapshot; users
+-- are in up to 7 groups and keep 2.  With the groups finalized in the same
+-- order (sorted), the releases equal the serial ones
+SET enable_hashagg = off;
+SET uldp.max_groups_per_user = 2;
+SET max_parallel_workers_per_gather = 0;
+SET uldp.test_seed = 5;
+SELECT string_agg(g || ' ' || c || ' ' || round(m::numeric, 6), ', ' ORDER BY g) AS serial_grouped
+FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c,
+             user_dp_mean(x, user_id, 1.0, 0, 100) AS m FROM big GROUP BY 1) s \gset
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (COSTS OFF) SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c,
+                           user_dp_mean(x, user_id, 1.0, 0, 100) AS m FROM big GROUP BY 1;
+SET uldp.test_seed = 5;
+SELECT string_agg(g || ' ' || c || ' ' || round(m::numeric, 6), ', ' ORDER BY g) = :'serial_grouped'
+       AS parallel_grouped_equal
+FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c,
+             user_dp_mean(x, user_id, 1.0, 0, 100) AS m FROM big GROUP BY 1) s;
+-- every user counted in exactly 2 groups: 2 x 5000 users, give or take the noise
+SET uldp.test_seed = 5;
+SELECT count(*) AS groups, abs(sum(c) - 10000) < 100 AS users_twice
+FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c FROM big GROUP BY 1) s;
+RESET ALL;
+
 -- the merges of shards' parts (doc/scale-out.md): per-user states,
 -- partitions' sums and their users' sorted values, here one part per user
 -- of big (values: one part per 100 users), release what the rows release,

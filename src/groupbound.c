@@ -55,6 +55,7 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "access/parallel.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "utils/lsyscache.h"
@@ -62,6 +63,7 @@
 
 #include "groupbound.h"
 #include "groupnames.h"
+#include "radixsort.h"
 #include "random.h"
 #include "siphash.h"
 #include "tablemem.h"
@@ -163,6 +165,8 @@ struct UldpGroupBound
 	}			deferred[PENDING_PAIRS];
 	bool		complete;		/* every row registered */
 	int64	   *group_users;	/* once complete: per group number, its users */
+	bool		for_workers;	/* parallel workers read it: snapshot in full */
+	bytea	   *snapshot;		/* once complete: group_registered's result */
 	uint64		key[2];			/* of the pseudorandom function */
 	/*
 	 * group_member's last answer: the aggregates of a row ask about the same
@@ -227,6 +231,16 @@ uldp_group_bound_bytes_per_row(int groups_per_user, double name_bytes)
 		sizeof(DroppedValue) / ULDP_HASH_FILLFACTOR * 2;
 }
 
+/*
+ * Worst-case bytes per row read of the snapshot that a parallel plan's
+ * workers receive: a row adds at most one dropped value and one group.
+ */
+double
+uldp_group_bound_snapshot_bytes_per_row(void)
+{
+	return sizeof(uint64) + sizeof(uint64) + sizeof(int64);
+}
+
 static void
 forget_bound(void *arg)
 {
@@ -270,7 +284,7 @@ bound_init(UldpGroupBound *bound)
  * The registry of a grouped release, for the executor state whose memory
  * is "context"; forgotten when that memory goes away.
  */
-UldpGroupBound *
+static UldpGroupBound *
 uldp_group_bound_create(int64 slot, int groups_per_user, MemoryContext context)
 {
 	static bool checked = false;
@@ -330,12 +344,54 @@ typedef struct GroupMemo
 	bool		valid;
 	Datum		key;
 	uint32		group;
+	int64		users;			/* group_users: the users that keep it */
 } GroupMemo;
+
+/*
+ * A registry's snapshot: group_registered's result, the value that
+ * group_member and group_users receive.  The leader reads its registry
+ * itself, so its snapshot only names it (ndropped = -1); in a parallel plan
+ * the snapshot holds what the workers need (PostgreSQL passes the values of
+ * initplans to them): after this header, the dropped values, sorted, then
+ * one SnapshotGroup per group, sorted by the value of its name under the
+ * key.  Unaligned: read with memcpy.
+ */
+typedef struct SnapshotHeader
+{
+	uint32		magic;			/* SNAPSHOT_MAGIC */
+	uint16		version;		/* SNAPSHOT_VERSION */
+	uint16		unused;
+	int32		groups_per_user;
+	int32		unused2;
+	int64		slot;
+	uint64		key[2];
+	int64		ndropped;		/* -1: only the leader reads it */
+	int64		ngroups;
+} SnapshotHeader;
+
+typedef struct SnapshotGroup
+{
+	uint64		name;			/* SipHash of the group's name under the key */
+	int64		users;
+} SnapshotGroup;
+
+#define SNAPSHOT_MAGIC 0x554c4731	/* "ULG1" */
+#define SNAPSHOT_VERSION 1
 
 /* What a call site of a grouping function keeps between rows. */
 typedef struct CallCache
 {
-	UldpGroupBound *bound;
+	UldpGroupBound *bound;		/* the leader's registry, or NULL in a worker */
+	const uint64 *key;			/* of the pseudorandom function */
+	/* in a worker: the snapshot it reads, and where its parts are */
+	const char *snapshot;
+	SnapshotHeader header;
+	const char *dropped;
+	const char *groups;
+	StringInfoData last_pair;	/* group_member's last answer, as the registry's */
+	bool		last_kept;
+	int			user_arg;
+	int			first_key_arg;
 	int16		user_typlen;
 	bool		user_byval;
 	int			nkeys;
@@ -351,11 +407,17 @@ typedef struct CallCache
 	GroupMemo	memo[GROUP_MEMO_SIZE];
 } CallCache;
 
-/* Arguments: slot, k, user id, then the grouping keys. */
-#define FIRST_KEY_ARG 3
+/*
+ * Arguments of group_register: slot, k, user id, then the grouping keys; of
+ * group_member and group_users: slot, k, the registry's snapshot, user id,
+ * then the keys.
+ */
+#define REGISTER_USER_ARG 2
+#define SNAPSHOT_ARG 2
+#define LOOKUP_USER_ARG 3
 
 static CallCache *
-call_cache(FunctionCallInfo fcinfo)
+call_cache(FunctionCallInfo fcinfo, int user_arg)
 {
 	CallCache  *cache = fcinfo->flinfo->fn_extra;
 
@@ -363,24 +425,121 @@ call_cache(FunctionCallInfo fcinfo)
 	{
 		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 
-		if (PG_ARGISNULL(0))
+		if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 			elog(ERROR, "uldp grouping function called without a slot");
 		cache = palloc0(sizeof(CallCache));
-		cache->bound = find_bound(PG_GETARG_INT64(0), fcinfo->flinfo->fn_mcxt);
-		get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, 2),
+		/* parallel workers have no registry: they read its snapshot */
+		if (!IsParallelWorker())
+		{
+			cache->bound = find_bound(PG_GETARG_INT64(0), fcinfo->flinfo->fn_mcxt);
+			cache->key = cache->bound->key;
+		}
+		cache->user_arg = user_arg;
+		cache->first_key_arg = user_arg + 1;
+		get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, user_arg),
 						&cache->user_typlen, &cache->user_byval);
-		cache->nkeys = PG_NARGS() - FIRST_KEY_ARG;
+		cache->nkeys = PG_NARGS() - cache->first_key_arg;
 		cache->typlen = palloc(Max(cache->nkeys, 1) * sizeof(int16));
 		cache->byval = palloc(Max(cache->nkeys, 1) * sizeof(bool));
 		for (int i = 0; i < cache->nkeys; i++)
-			get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, FIRST_KEY_ARG + i),
+			get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, cache->first_key_arg + i),
 							&cache->typlen[i], &cache->byval[i]);
 		initStringInfo(&cache->bytes);
+		initStringInfo(&cache->last_pair);
+		cache->last_pair.len = -1;
 		cache->memo_usable = cache->nkeys == 1 && cache->byval[0];
 		fcinfo->flinfo->fn_extra = cache;
 		MemoryContextSwitchTo(old);
 	}
 	return cache;
+}
+
+static void
+snapshot_invalid(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid uldp group registry"),
+			 errhint("The grouping functions of uldp only run inside the grouped releases that uldp rewrites.")));
+}
+
+/*
+ * Reads the snapshot that a call of group_member or group_users received
+ * (once per value).  The leader checks that it is its own registry's,
+ * complete; a worker, that it is whole, and keeps where its parts are.
+ */
+static void
+read_snapshot(FunctionCallInfo fcinfo, CallCache *cache)
+{
+	bytea	   *value;
+	const char *data;
+	Size		length;
+	SnapshotHeader header;
+
+	if (PG_ARGISNULL(SNAPSHOT_ARG))
+		snapshot_invalid();
+	value = PG_GETARG_BYTEA_PP(SNAPSHOT_ARG);
+	data = VARDATA_ANY(value);
+	if (data == cache->snapshot)
+		return;
+	length = VARSIZE_ANY_EXHDR(value);
+	if (length < sizeof(header))
+		snapshot_invalid();
+	memcpy(&header, data, sizeof(header));
+	if (header.magic != SNAPSHOT_MAGIC || header.version != SNAPSHOT_VERSION ||
+		header.slot != PG_GETARG_INT64(0) || header.groups_per_user != PG_GETARG_INT32(1) ||
+		header.ndropped < -1 || header.ngroups < 0 ||
+		(header.ndropped >= 0 &&
+		 ((uint64) header.ndropped > length / sizeof(uint64) ||
+		  (uint64) header.ngroups > length / sizeof(SnapshotGroup) ||
+		  length != sizeof(header) + header.ndropped * sizeof(uint64) +
+		  header.ngroups * sizeof(SnapshotGroup))))
+		snapshot_invalid();
+	if (cache->bound != NULL)
+	{
+		if (!cache->bound->complete ||
+			memcmp(cache->bound->key, header.key, sizeof(header.key)) != 0)
+			snapshot_invalid();
+	}
+	else
+	{
+		if (header.ndropped < 0)
+			snapshot_invalid();
+		cache->header = header;
+		cache->key = cache->header.key;
+		cache->dropped = data + sizeof(header);
+		cache->groups = cache->dropped + header.ndropped * sizeof(uint64);
+		cache->last_pair.len = -1;
+	}
+	cache->snapshot = data;
+}
+
+/*
+ * The index of "value" in a sorted array of n unaligned records of "stride"
+ * bytes, each starting with its uint64 value, or -1.
+ */
+static int64
+sorted_find(const char *array, int64 n, Size stride, uint64 value)
+{
+	int64		low = 0;
+	int64		high = n;
+	uint64		element;
+
+	/* the first element not below "value" is in [low, high] */
+	while (low < high)
+	{
+		int64		middle = low + (high - low) / 2;
+
+		memcpy(&element, array + middle * stride, sizeof(element));
+		if (element < value)
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	if (low == n)
+		return -1;
+	memcpy(&element, array + low * stride, sizeof(element));
+	return element == value ? low : -1;
 }
 
 /* appendBinaryStringInfo, inline while the buffer has room (once per key of every row) */
@@ -404,14 +563,14 @@ append_bytes(StringInfo bytes, const void *data, int length)
  * share a name with probability 2^-64 under the secret key.
  */
 static void
-append_variable(StringInfo bytes, const UldpGroupBound *bound, const char *data, uint32 length)
+append_variable(StringInfo bytes, const uint64 *key, const char *data, uint32 length)
 {
 	append_bytes(bytes, &length, sizeof(length));
 	if (length <= INLINE_KEY_BYTES)
 		append_bytes(bytes, data, length);
 	else
 	{
-		uint64		hash = uldp_siphash24(bound->key, data, length);
+		uint64		hash = uldp_siphash24(key, data, length);
 
 		append_bytes(bytes, &hash, sizeof(hash));
 	}
@@ -426,15 +585,16 @@ pair_bytes(FunctionCallInfo fcinfo, CallCache *cache, uint64 *user)
 {
 	StringInfo	bytes = &cache->bytes;
 
-	if (PG_ARGISNULL(2) ||
-		!uldp_user_key(PG_GETARG_DATUM(2), cache->user_byval, cache->user_typlen, user))
+	if (PG_ARGISNULL(cache->user_arg) ||
+		!uldp_user_key(PG_GETARG_DATUM(cache->user_arg), cache->user_byval, cache->user_typlen,
+					   user))
 		return false;
 	bytes->len = 0;
 	append_bytes(bytes, user, sizeof(uint64));
 	for (int i = 0; i < cache->nkeys; i++)
 	{
-		Datum		key = PG_GETARG_DATUM(FIRST_KEY_ARG + i);
-		char		isnull = PG_ARGISNULL(FIRST_KEY_ARG + i);
+		Datum		key = PG_GETARG_DATUM(cache->first_key_arg + i);
+		char		isnull = PG_ARGISNULL(cache->first_key_arg + i);
 
 		append_bytes(bytes, &isnull, 1);
 		if (isnull)
@@ -447,10 +607,10 @@ pair_bytes(FunctionCallInfo fcinfo, CallCache *cache, uint64 *user)
 		{
 			struct varlena *value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(key));
 
-			append_variable(bytes, cache->bound, VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value));
+			append_variable(bytes, cache->key, VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value));
 		}
 		else
-			append_variable(bytes, cache->bound, DatumGetCString(key),
+			append_variable(bytes, cache->key, DatumGetCString(key),
 							strlen(DatumGetCString(key)) + 1);
 	}
 	return true;
@@ -458,9 +618,9 @@ pair_bytes(FunctionCallInfo fcinfo, CallCache *cache, uint64 *user)
 
 /* The pseudorandom value of a pair named by "bytes" */
 static inline uint64
-pair_value(const UldpGroupBound *bound, StringInfo bytes)
+pair_value(const uint64 *key, StringInfo bytes)
 {
-	return uldp_siphash24(bound->key, bytes->data, bytes->len);
+	return uldp_siphash24(key, bytes->data, bytes->len);
 }
 
 /* The group's part of a pair's name: what follows the user's key. */
@@ -476,9 +636,9 @@ group_memo(FunctionCallInfo fcinfo, CallCache *cache)
 {
 	Datum		key;
 
-	if (!cache->memo_usable || PG_ARGISNULL(FIRST_KEY_ARG))
+	if (!cache->memo_usable || PG_ARGISNULL(cache->first_key_arg))
 		return NULL;
-	key = PG_GETARG_DATUM(FIRST_KEY_ARG);
+	key = PG_GETARG_DATUM(cache->first_key_arg);
 	return &cache->memo[(uint32) uldp_mix64((uint64) key) % GROUP_MEMO_SIZE];
 }
 
@@ -626,10 +786,12 @@ PG_FUNCTION_INFO_V1(uldp_group_register);
 Datum
 uldp_group_register(PG_FUNCTION_ARGS)
 {
-	CallCache  *cache = call_cache(fcinfo);
+	CallCache  *cache = call_cache(fcinfo, REGISTER_USER_ARG);
 	UldpGroupBound *bound = cache->bound;
 	uint64		user;
 
+	if (bound == NULL)
+		elog(ERROR, "uldp.group_register called in a parallel worker");
 	if (!bound->complete && pair_bytes(fcinfo, cache, &user))
 	{
 		uint32		hash = bound_user_hash(user);
@@ -637,7 +799,7 @@ uldp_group_register(PG_FUNCTION_ARGS)
 		uint32		group;
 
 		__builtin_prefetch(&bound->users->data[hash & bound->users->sizemask]);
-		if (memo != NULL && memo->valid && memo->key == PG_GETARG_DATUM(FIRST_KEY_ARG))
+		if (memo != NULL && memo->valid && memo->key == PG_GETARG_DATUM(cache->first_key_arg))
 			group = memo->group;
 		else
 		{
@@ -646,12 +808,12 @@ uldp_group_register(PG_FUNCTION_ARGS)
 			if (memo != NULL)
 			{
 				memo->valid = true;
-				memo->key = PG_GETARG_DATUM(FIRST_KEY_ARG);
+				memo->key = PG_GETARG_DATUM(cache->first_key_arg);
 				memo->group = group;
 			}
 		}
 		bound->pending[bound->npending].user = user;
-		bound->pending[bound->npending].value = pair_value(bound, &cache->bytes);
+		bound->pending[bound->npending].value = pair_value(bound->key, &cache->bytes);
 		bound->pending[bound->npending].group = group;
 		bound->pending[bound->npending].hash = hash;
 		if (++bound->npending == PENDING_PAIRS)
@@ -691,84 +853,192 @@ count_group_users(UldpGroupBound *bound)
 PG_FUNCTION_INFO_V1(uldp_group_member);
 
 /*
- * uldp.group_member(slot bigint, k int, user_id anyelement, VARIADIC keys
- * "any") returns anyelement: the user id if its user keeps the row's group,
- * else NULL.  Nobody keeps a group before registration is complete.
+ * uldp.group_member(slot bigint, k int, registry bytea, user_id anyelement,
+ * VARIADIC keys "any") returns anyelement: the user id if its user keeps the
+ * row's group, else NULL.  "registry" is the snapshot that group_registered
+ * returned once every row was registered: a call waits for it (it is an
+ * argument), so nobody keeps a group before registration is complete.
  */
 Datum
 uldp_group_member(PG_FUNCTION_ARGS)
 {
-	CallCache  *cache = call_cache(fcinfo);
+	CallCache  *cache = call_cache(fcinfo, LOOKUP_USER_ARG);
 	UldpGroupBound *bound = cache->bound;
+	StringInfo	last_pair = bound != NULL ? &bound->last_pair : &cache->last_pair;
+	bool	   *last_kept = bound != NULL ? &bound->last_kept : &cache->last_kept;
 	uint64		user;
 
-	if (!bound->complete || PG_ARGISNULL(2))
+	read_snapshot(fcinfo, cache);
+	if (PG_ARGISNULL(LOOKUP_USER_ARG))
 		PG_RETURN_NULL();
 	/* no user has more than k groups: every registered pair is kept */
-	if (bound->dropped->members == 0)
-		PG_RETURN_DATUM(PG_GETARG_DATUM(2));
+	if (bound != NULL ? bound->dropped->members == 0 : cache->header.ndropped == 0)
+		PG_RETURN_DATUM(PG_GETARG_DATUM(LOOKUP_USER_ARG));
 	if (!pair_bytes(fcinfo, cache, &user))
 		PG_RETURN_NULL();
-	if (bound->last_pair.len != cache->bytes.len ||
-		memcmp(bound->last_pair.data, cache->bytes.data, cache->bytes.len) != 0)
+	if (last_pair->len != cache->bytes.len ||
+		memcmp(last_pair->data, cache->bytes.data, cache->bytes.len) != 0)
 	{
-		bound->last_kept = dropped_values_lookup(bound->dropped,
-												 pair_value(bound, &cache->bytes)) == NULL;
-		bound->last_pair.len = 0;
-		append_bytes(&bound->last_pair, cache->bytes.data, cache->bytes.len);
+		uint64		value = pair_value(cache->key, &cache->bytes);
+
+		*last_kept = bound != NULL ?
+			dropped_values_lookup(bound->dropped, value) == NULL :
+			sorted_find(cache->dropped, cache->header.ndropped, sizeof(uint64), value) < 0;
+		last_pair->len = 0;
+		append_bytes(last_pair, cache->bytes.data, cache->bytes.len);
 	}
-	if (!bound->last_kept)
+	if (!*last_kept)
 		PG_RETURN_NULL();
-	PG_RETURN_DATUM(PG_GETARG_DATUM(2));
+	PG_RETURN_DATUM(PG_GETARG_DATUM(LOOKUP_USER_ARG));
+}
+
+/*
+ * The users that keep the group named in cache->bytes; false if no row was
+ * registered in it.
+ */
+static bool
+named_group_users(CallCache *cache, int64 *users)
+{
+	int64		found;
+	SnapshotGroup entry;
+
+	*users = 0;
+	if (cache->bound != NULL)
+	{
+		uint32		group = uldp_group_names_find(cache->bound->names, GROUP_NAME(&cache->bytes),
+												  GROUP_NAME_LENGTH(&cache->bytes));
+
+		if (group == ULDP_NO_GROUP)
+			return false;
+		*users = cache->bound->group_users[group];
+		return true;
+	}
+	found = sorted_find(cache->groups, cache->header.ngroups, sizeof(SnapshotGroup),
+						uldp_siphash24(cache->key, GROUP_NAME(&cache->bytes),
+									   GROUP_NAME_LENGTH(&cache->bytes)));
+	if (found < 0)
+		return false;
+	memcpy(&entry, cache->groups + found * sizeof(SnapshotGroup), sizeof(entry));
+	*users = entry.users;
+	return true;
 }
 
 PG_FUNCTION_INFO_V1(uldp_group_users);
 
 /*
- * uldp.group_users(slot bigint, k int, user_id anyelement, VARIADIC keys
- * "any") returns bigint: the number of users that keep the row's group, or
- * NULL on a row without a user (and before registration is complete).
+ * uldp.group_users(slot bigint, k int, registry bytea, user_id anyelement,
+ * VARIADIC keys "any") returns bigint: the number of users that keep the
+ * row's group, or NULL on a row without a user.
  */
 Datum
 uldp_group_users(PG_FUNCTION_ARGS)
 {
-	CallCache  *cache = call_cache(fcinfo);
-	UldpGroupBound *bound = cache->bound;
-	GroupMemo  *memo = group_memo(fcinfo, cache);
+	CallCache  *cache = call_cache(fcinfo, LOOKUP_USER_ARG);
+	GroupMemo  *memo;
 	uint64		user;
-	uint32		group;
+	int64		users;
 
-	if (!bound->complete)
-		PG_RETURN_NULL();
-	if (memo != NULL && memo->valid && memo->key == PG_GETARG_DATUM(FIRST_KEY_ARG))
+	read_snapshot(fcinfo, cache);
+	memo = group_memo(fcinfo, cache);
+	if (memo != NULL && memo->valid && memo->key == PG_GETARG_DATUM(cache->first_key_arg))
 	{
-		if (PG_ARGISNULL(2) ||
-			!uldp_user_key(PG_GETARG_DATUM(2), cache->user_byval, cache->user_typlen, &user))
+		if (PG_ARGISNULL(LOOKUP_USER_ARG) ||
+			!uldp_user_key(PG_GETARG_DATUM(LOOKUP_USER_ARG), cache->user_byval,
+						   cache->user_typlen, &user))
 			PG_RETURN_NULL();
-		PG_RETURN_INT64(bound->group_users[memo->group]);
+		PG_RETURN_INT64(memo->users);
 	}
 	if (!pair_bytes(fcinfo, cache, &user))
 		PG_RETURN_NULL();
-	group = uldp_group_names_find(bound->names, GROUP_NAME(&cache->bytes),
-								  GROUP_NAME_LENGTH(&cache->bytes));
-	if (group == ULDP_NO_GROUP)
-		PG_RETURN_INT64(0);
-	if (memo != NULL)
+	if (named_group_users(cache, &users) && memo != NULL)
 	{
 		memo->valid = true;
-		memo->key = PG_GETARG_DATUM(FIRST_KEY_ARG);
-		memo->group = group;
+		memo->key = PG_GETARG_DATUM(cache->first_key_arg);
+		memo->users = users;
 	}
-	PG_RETURN_INT64(bound->group_users[group]);
+	PG_RETURN_INT64(users);
+}
+
+/* build_snapshot's visitor: a group's entry, by its number */
+typedef struct SnapshotGroups
+{
+	UldpGroupBound *bound;
+	SnapshotGroup *groups;
+} SnapshotGroups;
+
+static void
+snapshot_group(void *arg, uint32 number, const char *name, uint32 length)
+{
+	SnapshotGroups *groups = arg;
+
+	groups->groups[number].name = uldp_siphash24(groups->bound->key, name, length);
+	groups->groups[number].users = groups->bound->group_users[number];
+}
+
+/*
+ * The snapshot of a complete registry (see SnapshotHeader): in full when
+ * parallel workers read it, else only its name.
+ */
+static bytea *
+build_snapshot(UldpGroupBound *bound)
+{
+	SnapshotHeader header;
+	int64		ndropped = bound->for_workers ? (int64) bound->dropped->members : -1;
+	int64		ngroups = bound->for_workers ? (int64) uldp_group_names_count(bound->names) : 0;
+	Size		bytes = VARHDRSZ + sizeof(header) + Max(ndropped, 0) * sizeof(uint64) +
+		ngroups * sizeof(SnapshotGroup);
+	bytea	   *snapshot = MemoryContextAllocHuge(bound->context, bytes);
+	char	   *cursor = VARDATA(snapshot) + sizeof(header);
+
+	memset(&header, 0, sizeof(header));
+	header.magic = SNAPSHOT_MAGIC;
+	header.version = SNAPSHOT_VERSION;
+	header.groups_per_user = bound->groups_per_user;
+	header.slot = bound->slot;
+	memcpy(header.key, bound->key, sizeof(header.key));
+	header.ndropped = ndropped;
+	header.ngroups = ngroups;
+	if (ndropped > 0)
+	{
+		uint64	   *values = (uint64 *) cursor;
+		uint64	   *buffer = MemoryContextAllocHuge(bound->context, ndropped * sizeof(uint64));
+		dropped_values_iterator iterator;
+		DroppedValue *entry;
+		int64		n = 0;
+
+		dropped_values_start_iterate(bound->dropped, &iterator);
+		while ((entry = dropped_values_iterate(bound->dropped, &iterator)) != NULL)
+			memcpy(&values[n++], &entry->value, sizeof(uint64));
+		uldp_sort_records(values, buffer, n, sizeof(uint64));
+		pfree(buffer);
+		cursor += n * sizeof(uint64);
+	}
+	if (ngroups > 0)
+	{
+		SnapshotGroups groups = {bound, MemoryContextAllocHuge(bound->context,
+															   ngroups * sizeof(SnapshotGroup))};
+		SnapshotGroup *buffer = MemoryContextAllocHuge(bound->context,
+													   ngroups * sizeof(SnapshotGroup));
+
+		uldp_group_names_each(bound->names, snapshot_group, &groups);
+		uldp_sort_records(groups.groups, buffer, ngroups, sizeof(SnapshotGroup));
+		memcpy(cursor, groups.groups, ngroups * sizeof(SnapshotGroup));
+		cursor += ngroups * sizeof(SnapshotGroup);
+		pfree(buffer);
+		pfree(groups.groups);
+	}
+	memcpy(VARDATA(snapshot), &header, sizeof(header));
+	SET_VARSIZE(snapshot, cursor - (char *) snapshot);
+	return snapshot;
 }
 
 PG_FUNCTION_INFO_V1(uldp_group_registered);
 
 /*
- * uldp.group_registered(slot bigint, read_all boolean) returns boolean:
- * marks the registration of the grouped release complete (its argument is
- * the result of the scan that registered every row, so it runs after it)
- * and counts the users of every group; always true.
+ * uldp.group_registered(slot bigint, read_all boolean) returns bytea: marks
+ * the registration of the grouped release complete (its argument is the
+ * result of the scan that registered every row, so it runs after it),
+ * counts the users of every group, and returns the registry's snapshot.
  */
 Datum
 uldp_group_registered(PG_FUNCTION_ARGS)
@@ -777,6 +1047,8 @@ uldp_group_registered(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(0))
 		elog(ERROR, "uldp.group_registered called without a slot");
+	if (IsParallelWorker())
+		elog(ERROR, "uldp.group_registered called in a parallel worker");
 	bound = find_bound(PG_GETARG_INT64(0), fcinfo->flinfo->fn_mcxt);
 	if (!bound->complete)
 	{
@@ -785,6 +1057,26 @@ uldp_group_registered(PG_FUNCTION_ARGS)
 		register_flush(bound);
 		count_group_users(bound);
 		bound->complete = true;
+		bound->snapshot = build_snapshot(bound);
 	}
-	PG_RETURN_BOOL(true);
+	PG_RETURN_BYTEA_P(bound->snapshot);
+}
+
+/*
+ * The registry of "slot" for the executor memory "context": the one made
+ * for it already (a parallel plan's partial and final aggregations share
+ * it), or a new one.  "for_workers": parallel workers read it.
+ */
+UldpGroupBound *
+uldp_group_bound_for(int64 slot, int groups_per_user, MemoryContext context, bool for_workers)
+{
+	UldpGroupBound *bound;
+
+	for (bound = bounds; bound != NULL; bound = bound->next)
+		if (bound->slot == slot && bound->owner == context)
+			break;
+	if (bound == NULL)
+		bound = uldp_group_bound_create(slot, groups_per_user, context);
+	bound->for_workers = bound->for_workers || for_workers;
+	return bound;
 }

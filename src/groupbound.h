@@ -19,10 +19,11 @@ extern int	uldp_max_groups_per_user;
 
 typedef struct UldpGroupBound UldpGroupBound;
 
-extern UldpGroupBound *uldp_group_bound_create(int64 slot, int groups_per_user,
-											   MemoryContext context);
 extern double uldp_group_bound_name_bytes(List *key_types);
+extern UldpGroupBound *uldp_group_bound_for(int64 slot, int groups_per_user,
+											MemoryContext context, bool for_workers);
 extern double uldp_group_bound_bytes_per_row(int groups_per_user, double name_bytes);
+extern double uldp_group_bound_snapshot_bytes_per_row(void);
 extern int64 uldp_group_bound_next_slot(void);
 
 #endif							/* ULDP_GROUPBOUND_H */

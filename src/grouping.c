@@ -10,19 +10,22 @@
  *
  * becomes
  *
- *	SELECT keys, agg(x, uldp.group_member(s, k, user_id, keys), eps)
+ *	WITH uldp_groups_<s> AS MATERIALIZED (
+ *		SELECT uldp.group_registered(s,
+ *			(SELECT 1 FROM t WHERE f AND NOT uldp.group_register(s, k, user_id, keys))
+ *			IS NULL) AS registry)
+ *	SELECT keys, agg(x, uldp.group_member(s, k, R, user_id, keys), eps)
  *	FROM t
- *	WHERE f AND (SELECT uldp.group_registered(s,
- *						(SELECT 1 FROM t WHERE f AND NOT uldp.group_register(s, k, user_id, keys))
- *						IS NULL))
+ *	WHERE f
  *	GROUP BY keys
- *	HAVING CASE WHEN uldp.group_selected(uldp.group_users(s, k, user_id, keys),
+ *	HAVING CASE WHEN uldp.group_selected(uldp.group_users(s, k, R, user_id, keys),
  *										 sel_eps, sel_delta)
  *		   THEN h ELSE false END
  *
- * with s a slot that names this release, k = uldp.max_groups_per_user and
- * sel_eps, sel_delta = uldp.group_selection_epsilon and _delta, read now:
- * a prepared statement keeps the values it was planned with.
+ * with R = (SELECT registry FROM uldp_groups_<s>), s a slot that names this
+ * release, k = uldp.max_groups_per_user and sel_eps, sel_delta =
+ * uldp.group_selection_epsilon and _delta, read now: a prepared statement
+ * keeps the values it was planned with.
  *
  *	- group_register and group_member (groupbound.c) keep every user in at
  *	  most k groups, a uniformly random subset of its groups;
@@ -33,27 +36,34 @@
  *	  epsilon / k (and delta / k) per group (statement.c), while the
  *	  statement is charged its epsilon, once, before reading.
  *
- * The registration subquery has no column of the outer level: PostgreSQL
- * runs it once, as an initplan, in the one-time filter that gates the
- * level's rows, so every row is registered before the first one is
- * aggregated, whatever the plan: hashed or sorted.  Its inner scan returns
- * no row (NOT of group_register, which is always true: never the error of
- * a subquery that returns two rows), so it reads every row of the level,
- * and group_registered, whose argument is the scan's result, runs after it;
- * no row leaves the scan, so registering costs no executor node per row.  statement.c checks the
- * plan before the statement runs; group_member keeps nobody until the
- * registration has completed.  The grouping functions are parallel unsafe,
- * so a grouped release runs in one process, with one registry.
+ * The registration is a CTE without a column of the level: PostgreSQL runs
+ * it once, and each R is an initplan that reads its one row.  R is an
+ * argument of every call that decides a row's groups, and PostgreSQL
+ * evaluates an initplan before the first expression that reads its output,
+ * so every row is registered before the first one is aggregated, whatever
+ * the plan: hashed or sorted, serial or parallel.  In a parallel plan the
+ * leader evaluates R before it starts the workers and passes its value to
+ * them, and the aggregation runs in every process: R is the registry's
+ * snapshot, all that group_member and group_users need (groupbound.c).
+ * The registration's scan returns no row (NOT of group_register, which is
+ * always true: never the error of a subquery that returns two rows), so it
+ * reads every row of the level, and group_registered, whose argument is
+ * the scan's result, runs after it; no row leaves the scan, so registering
+ * costs no executor node per row.  The registration writes the leader's
+ * registry, so it runs in the leader (its functions are parallel
+ * restricted).  statement.c checks the plan before the statement runs.
  *
  * Public keys.  When the level groups by one column whose keys the table's
  * owner declared public (uldp.set_public_groups, protect.c), exactly those
  * groups appear, empty ones included, and choosing them costs nothing:
  *
- *	SELECT k.key, agg(x, uldp.group_member(s, k, user_id, t.c), eps)
+ *	WITH uldp_groups_<s> AS MATERIALIZED (
+ *		SELECT uldp.group_registered(s,
+ *			(SELECT 1 FROM t WHERE f AND t.c = ANY(<public keys>)
+ *			 AND NOT group_register(...)) IS NULL) AS registry)
+ *	SELECT k.key, agg(x, uldp.group_member(s, k, R, user_id, t.c), eps)
  *	FROM (VALUES <public keys>) k(key) LEFT JOIN t ON t.c = k.key AND f
- *	WHERE <clauses without columns> AND (SELECT uldp.group_registered(s,
- *		(SELECT 1 FROM t WHERE f AND t.c = ANY(<public keys>)
- *		 AND NOT group_register(...)) IS NULL))
+ *	WHERE <clauses without columns>
  *	GROUP BY k.key HAVING h
  *
  * Rows with other keys are not read into any group.  An empty group's
@@ -69,6 +79,7 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
@@ -76,6 +87,7 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
+#include "executor/nodeAgg.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -113,27 +125,40 @@ static const Oid registered_argtypes[] = {INT8OID, BOOLOID};
 /* the arguments of uldp.group_selected: users, epsilon, delta */
 static const Oid selection_argtypes[] = {ANYELEMENTOID, FLOAT8OID, FLOAT8OID};
 
-/* the arguments of the grouping functions: slot, k, user, VARIADIC keys */
-static const Oid grouping_argtypes[] = {INT8OID, INT4OID, ANYELEMENTOID, ANYOID};
+/* the arguments of group_register: slot, k, user, VARIADIC keys */
+static const Oid register_argtypes[] = {INT8OID, INT4OID, ANYELEMENTOID, ANYOID};
+
+/* of group_member and group_users: slot, k, registry, user, VARIADIC keys */
+static const Oid lookup_argtypes[] = {INT8OID, INT4OID, BYTEAOID, ANYELEMENTOID, ANYOID};
+
+/* the argument of group_member and group_users that is the registry */
+#define REGISTRY_ARG 2
 
 static Oid
 grouping_function_oid(const char *name)
 {
-	return uldp_function(name, lengthof(grouping_argtypes), grouping_argtypes);
+	if (strcmp(name, "group_register") == 0)
+		return uldp_function(name, lengthof(register_argtypes), register_argtypes);
+	return uldp_function(name, lengthof(lookup_argtypes), lookup_argtypes);
 }
 
-/* uldp.group_register, group_member or group_users (s, k, user, keys...) */
+/*
+ * uldp.group_register(s, k, user, keys...), or group_member or group_users
+ * (s, k, registry, user, keys...)
+ */
 static Expr *
-grouping_call(const char *name, int64 slot, int k, Expr *user, List *keys)
+grouping_call(const char *name, int64 slot, int k, Node *registry, Expr *user, List *keys)
 {
 	Oid			result = strcmp(name, "group_member") == 0 ? exprType((Node *) user) :
 		strcmp(name, "group_users") == 0 ? INT8OID : BOOLOID;
-	List	   *args = list_make3(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+	List	   *args = list_make2(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
 											Int64GetDatum(slot), false, FLOAT8PASSBYVAL),
 								  makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
-											Int32GetDatum(k), false, true),
-								  copyObject(user));
+											Int32GetDatum(k), false, true));
 
+	if (registry != NULL)
+		args = lappend(args, registry);
+	args = lappend(args, copyObject(user));
 	args = list_concat(args, copyObject(keys));
 	return (Expr *) makeFuncExpr(grouping_function_oid(name),
 								 result, args,
@@ -242,17 +267,18 @@ selection_aggref(Expr *users)
 }
 
 /*
- * (SELECT uldp.group_registered(s, (SELECT 1 FROM <the level's FROM>
- *	WHERE <its WHERE> [AND key = ANY(public keys)] AND NOT uldp.group_register(...))
- *	IS NULL))
+ * WITH uldp_groups_<s> AS MATERIALIZED (SELECT uldp.group_registered(s,
+ *	(SELECT 1 FROM <the level's FROM> WHERE <its WHERE>
+ *	 [AND key = ANY(public keys)] AND NOT uldp.group_register(...)) IS NULL)
+ *	AS registry)
  */
-static SubLink *
+static CommonTableExpr *
 registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *public)
 {
 	Query	   *scan = makeNode(Query);
 	Query	   *done = makeNode(Query);
 	SubLink    *scan_link = makeNode(SubLink);
-	SubLink    *link = makeNode(SubLink);
+	CommonTableExpr *cte = makeNode(CommonTableExpr);
 	NullTest   *nothing = makeNode(NullTest);
 	Node	   *quals;
 	Expr	   *registered;
@@ -280,7 +306,7 @@ registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *pub
 		quals = make_and_qual(quals, (Node *) any);
 	}
 	scan->jointree->quals = make_and_qual(quals, (Node *) makeBoolExpr(NOT_EXPR,
-																	  list_make1(grouping_call("group_register", slot, k, user, keys)),
+																	  list_make1(grouping_call("group_register", slot, k, NULL, user, keys)),
 																	  -1));
 	scan->targetList = list_make1(makeTargetEntry((Expr *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
 																	 Int32GetDatum(1), false, true),
@@ -299,7 +325,7 @@ registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *pub
 	nothing->location = -1;
 	registered = (Expr *) makeFuncExpr(uldp_function("group_registered", lengthof(registered_argtypes),
 													 registered_argtypes),
-									   BOOLOID,
+									   BYTEAOID,
 									   list_make2(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
 															Int64GetDatum(slot), false,
 															FLOAT8PASSBYVAL),
@@ -309,13 +335,56 @@ registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *pub
 	done->querySource = QSRC_ORIGINAL;
 	done->canSetTag = true;
 	done->jointree = makeFromExpr(NIL, NULL);
-	done->targetList = list_make1(makeTargetEntry(registered, 1, pstrdup("registered"), false));
+	done->targetList = list_make1(makeTargetEntry(registered, 1, pstrdup("registry"), false));
 	done->hasSubLinks = true;
 
+	cte->ctename = psprintf("uldp_groups_%lld", (long long) slot);
+	cte->ctematerialized = CTEMaterializeAlways;
+	cte->ctequery = (Node *) done;
+	cte->location = -1;
+	cte->ctecolnames = list_make1(makeString(pstrdup("registry")));
+	cte->ctecoltypes = list_make1_oid(BYTEAOID);
+	cte->ctecoltypmods = list_make1_int(-1);
+	cte->ctecolcollations = list_make1_oid(InvalidOid);
+	return cte;
+}
+
+/*
+ * (SELECT registry FROM uldp_groups_<s>): the registry's snapshot, read once
+ * by an initplan, which PostgreSQL evaluates before the first row that
+ * needs it and passes to parallel workers.
+ */
+static Node *
+registry_reference(CommonTableExpr *cte)
+{
+	Query	   *read = makeNode(Query);
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+	RangeTblRef *ref = makeNode(RangeTblRef);
+	SubLink    *link = makeNode(SubLink);
+
+	rte->rtekind = RTE_CTE;
+	rte->ctename = cte->ctename;
+	rte->ctelevelsup = 1;
+	rte->self_reference = false;
+	rte->coltypes = list_copy(cte->ctecoltypes);
+	rte->coltypmods = list_copy(cte->ctecoltypmods);
+	rte->colcollations = list_copy(cte->ctecolcollations);
+	rte->eref = makeAlias(cte->ctename, list_copy(cte->ctecolnames));
+	rte->inFromCl = true;
+	ref->rtindex = 1;
+	read->commandType = CMD_SELECT;
+	read->querySource = QSRC_ORIGINAL;
+	read->canSetTag = true;
+	read->rtable = list_make1(rte);
+	read->jointree = makeFromExpr(list_make1(ref), NULL);
+	read->targetList = list_make1(makeTargetEntry((Expr *) makeVar(1, 1, BYTEAOID, -1, InvalidOid, 0),
+												  1, pstrdup("registry"), false));
+	cte->cterefcount++;
+
 	link->subLinkType = EXPR_SUBLINK;
-	link->subselect = (Node *) done;
+	link->subselect = (Node *) read;
 	link->location = -1;
-	return link;
+	return (Node *) link;
 }
 
 /*
@@ -374,11 +443,10 @@ replace_key(Node *node, KeyReplacement *context)
 }
 
 /*
- * The jointree of a release grouped by public keys (see the file's header),
- * gated by its registration.
+ * The jointree of a release grouped by public keys (see the file's header).
  */
 static void
-join_public_keys(Query *query, Var *key, Const *array, SubLink *registered)
+join_public_keys(Query *query, Var *key, Const *array)
 {
 	RangeTblEntry *values = makeNode(RangeTblEntry);
 	ArrayType  *keys = DatumGetArrayTypeP(array->constvalue);
@@ -439,8 +507,8 @@ join_public_keys(Query *query, Var *key, Const *array, SubLink *registered)
 		join->rarg = (Node *) cross;
 	}
 	join->quals = (Node *) make_ands_explicit(row_clauses);
-	once = lappend(once, registered);
-	query->jointree = makeFromExpr(list_make1(join), (Node *) make_ands_explicit(once));
+	query->jointree = makeFromExpr(list_make1(join),
+								   once == NIL ? NULL : (Node *) make_ands_explicit(once));
 
 	replacement.key = (Node *) key;
 	replacement.replacement = (Node *) column;
@@ -486,7 +554,7 @@ uldp_grouping_rewrite(Query *query)
 	int64		slot;
 	int			k = uldp_max_groups_per_user;
 	Const	   *public;
-	SubLink    *registered;
+	CommonTableExpr *registered;
 	ListCell   *lc;
 
 	if (!OidIsValid(found.extension) || query->groupClause == NIL || query->groupingSets != NIL)
@@ -522,21 +590,50 @@ uldp_grouping_rewrite(Query *query)
 	slot = uldp_group_bound_next_slot();
 	public = public_keys(query, keys);
 	registered = registration(query, slot, k, user, keys, public);
+	query->cteList = lappend(query->cteList, registered);
 	if (public != NULL)
-		join_public_keys(query, linitial(keys), public, registered);
-	else
-		query->jointree->quals = make_and_qual(query->jointree->quals, (Node *) registered);
+		join_public_keys(query, linitial(keys), public);
 	query->hasSubLinks = true;
 	foreach(lc, found.aggrefs)
 	{
 		TargetEntry *entry = user_entry(lfirst(lc));
 
-		entry->expr = grouping_call("group_member", slot, k, entry->expr, keys);
+		entry->expr = grouping_call("group_member", slot, k, registry_reference(registered),
+									entry->expr, keys);
 	}
 	if (public == NULL)
 		query->havingQual = selected_first(selection_aggref(grouping_call("group_users", slot, k,
+																		  registry_reference(registered),
 																		  user, keys)),
 										   query->havingQual);
+}
+
+/*
+ * The call of group_member or group_users (group_selected's) that is the
+ * user argument of "aggref" (its argument number user_arg), if uldp's
+ * rewrite made it; else NULL.
+ */
+static FuncExpr *
+grouped_user_call(Aggref *aggref, int user_arg)
+{
+	const char *wrapper = aggref->aggfnoid == uldp_selection_oid() ? "group_users" : "group_member";
+	FuncExpr   *call;
+	Const	   *slot_arg;
+	Const	   *k_arg;
+
+	if (user_arg < 0 || user_arg >= list_length(aggref->args))
+		return NULL;
+	call = (FuncExpr *) list_nth_node(TargetEntry, aggref->args, user_arg)->expr;
+	if (!IsA(call, FuncExpr) || call->funcid != grouping_function_oid(wrapper) ||
+		list_length(call->args) < REGISTRY_ARG + 2)
+		return NULL;
+	slot_arg = linitial(call->args);
+	k_arg = lsecond(call->args);
+	if (!IsA(slot_arg, Const) || !IsA(k_arg, Const) || slot_arg->constisnull || k_arg->constisnull ||
+		DatumGetInt32(k_arg->constvalue) < 1 ||
+		DatumGetInt32(k_arg->constvalue) > ULDP_MAX_GROUPS_PER_USER)
+		return NULL;
+	return call;
 }
 
 /*
@@ -551,34 +648,22 @@ uldp_grouping_rewrite(Query *query)
 bool
 uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k, List **key_types)
 {
-	const char *wrapper = aggref->aggfnoid == uldp_selection_oid() ? "group_users" : "group_member";
-	FuncExpr   *member;
-	Const	   *slot_arg;
-	Const	   *k_arg;
+	FuncExpr   *call = grouped_user_call(aggref, user_arg);
 	ListCell   *lc;
 
-	if (user_arg < 0 || user_arg >= list_length(aggref->args))
-		return false;
-	member = (FuncExpr *) list_nth_node(TargetEntry, aggref->args, user_arg)->expr;
-	if (!IsA(member, FuncExpr) || member->funcid != grouping_function_oid(wrapper) ||
-		list_length(member->args) < 3)
-		return false;
-	slot_arg = linitial(member->args);
-	k_arg = lsecond(member->args);
-	if (!IsA(slot_arg, Const) || !IsA(k_arg, Const) || slot_arg->constisnull || k_arg->constisnull)
+	if (call == NULL)
 		return false;
 	if (slot != NULL)
-		*slot = DatumGetInt64(slot_arg->constvalue);
+		*slot = DatumGetInt64(((Const *) linitial(call->args))->constvalue);
 	if (k != NULL)
-		*k = DatumGetInt32(k_arg->constvalue);
+		*k = DatumGetInt32(((Const *) lsecond(call->args))->constvalue);
 	if (key_types != NULL)
 	{
 		*key_types = NIL;
-		for_each_from(lc, member->args, 3)
+		for_each_from(lc, call->args, REGISTRY_ARG + 2)
 			*key_types = lappend_oid(*key_types, exprType(lfirst(lc)));
 	}
-	return DatumGetInt32(k_arg->constvalue) >= 1 &&
-		DatumGetInt32(k_arg->constvalue) <= ULDP_MAX_GROUPS_PER_USER;
+	return true;
 }
 
 /* Does "expr" call uldp.group_registered(slot, ...)? */
@@ -598,74 +683,62 @@ calls_registered(Node *node, int64 *slot)
 	return expression_tree_walker(node, calls_registered, (void *) slot);
 }
 
-typedef struct ParamsFound
-{
-	List	   *paramids;
-} ParamsFound;
-
-static bool
-exec_params(Node *node, ParamsFound *found)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXEC)
-		found->paramids = lappend_int(found->paramids, ((Param *) node)->paramid);
-	return expression_tree_walker(node, exec_params, (void *) found);
-}
-
 /*
- * Are the rows of "input" gated by the registration of slot "slot"?  Below
- * sorts, it must be a Result whose one-time filter reads the output of an
- * initplan that calls uldp.group_registered(slot), or a Result that reads
- * nothing (WHERE false), or an Append of such inputs (the planner gates
- * every partition of a partitioned table).
+ * Is "registry" the output of an initplan that reads the registration of
+ * slot "slot": (SELECT registry FROM uldp_groups_<s>), whose CTE calls
+ * uldp.group_registered(slot) on the result of the scan that registers
+ * every row?  Then every call that takes it runs after the registration:
+ * PostgreSQL evaluates an initplan before the first expression that reads
+ * its output (or, in a parallel plan, before the workers start).
  */
 static bool
-gated(PlanState *input, int64 slot)
+reads_registration(Node *registry, int64 slot, EState *estate)
 {
-	ParamsFound found = {NIL};
-	ListCell   *lc;
+	Param	   *param = (Param *) registry;
+	SubPlanState *initplan;
+	CteScan    *scan;
+	Plan	   *cte;
 
-	while (input != NULL && (IsA(input->plan, Sort) || IsA(input->plan, IncrementalSort) ||
-							 IsA(input->plan, Material)))
-		input = outerPlanState(input);
-	if (input == NULL)
+	if (!IsA(param, Param) || param->paramkind != PARAM_EXEC ||
+		param->paramid < 0 || param->paramid >= list_length(estate->es_plannedstmt->paramExecTypes))
 		return false;
-	if (IsA(input, AppendState) || IsA(input, MergeAppendState))
-	{
-		bool		append = IsA(input, AppendState);
-		int			n = append ? ((AppendState *) input)->as_nplans : ((MergeAppendState *) input)->ms_nplans;
-		PlanState **children = append ? ((AppendState *) input)->appendplans :
-			((MergeAppendState *) input)->mergeplans;
-
-		for (int i = 0; i < n; i++)
-			if (!gated(children[i], slot))
-				return false;
-		return true;
-	}
-	if (!IsA(input->plan, Result))
+	initplan = (SubPlanState *) estate->es_param_exec_vals[param->paramid].execPlan;
+	if (initplan == NULL || !IsA(initplan, SubPlanState) || initplan->planstate == NULL ||
+		!IsA(initplan->planstate->plan, CteScan))
 		return false;
-	if (outerPlan(input->plan) == NULL)
-		return true;
-	exec_params(((Result *) input->plan)->resconstantqual, &found);
-	foreach(lc, found.paramids)
-	{
-		ParamExecData *param = &input->state->es_param_exec_vals[lfirst_int(lc)];
-		SubPlanState *initplan = (SubPlanState *) param->execPlan;
-
-		if (initplan != NULL && IsA(initplan, SubPlanState) && initplan->planstate != NULL &&
-			calls_registered((Node *) initplan->planstate->plan->targetlist, &slot))
-			return true;
-	}
-	return false;
+	scan = (CteScan *) initplan->planstate->plan;
+	if (scan->ctePlanId < 1 || scan->ctePlanId > list_length(estate->es_plannedstmt->subplans))
+		return false;
+	cte = list_nth(estate->es_plannedstmt->subplans, scan->ctePlanId - 1);
+	return cte != NULL && IsA(cte, Result) && outerPlan(cte) == NULL &&
+		list_length(cte->targetlist) == 1 &&
+		calls_registered((Node *) linitial_node(TargetEntry, cte->targetlist)->expr, &slot);
 }
 
 /*
  * Are all the rows that the grouped release "agg" (of slot "slot")
- * aggregates registered before the first of them is aggregated?
+ * registered before the first of them is aggregated?  Every uldp aggregate
+ * of it reads its users through group_member (or, for partition selection,
+ * group_users), whose registry must be the registration's output (in a
+ * parallel worker, the value the leader passed: the leader checked its
+ * plan).
  */
 bool
-uldp_grouping_registered_first(AggState *agg, int64 slot)
+uldp_grouping_registered_first(AggState *agg, int64 slot, Oid extension)
 {
-	return gated(outerPlanState(agg), slot);
+	if (IsParallelWorker())
+		return true;
+	for (int i = 0; i < agg->numaggs; i++)
+	{
+		Aggref	   *aggref = uldp_original_aggref(agg, agg->peragg[i].aggref);
+		FuncExpr   *call;
+
+		if (getExtensionOfObject(ProcedureRelationId, aggref->aggfnoid) != extension)
+			continue;
+		call = grouped_user_call(aggref, uldp_user_argument(aggref->aggfnoid));
+		if (call == NULL ||
+			!reads_registration(list_nth(call->args, REGISTRY_ARG), slot, agg->ss.ps.state))
+			return false;
+	}
+	return true;
 }

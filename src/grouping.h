@@ -15,6 +15,6 @@ extern void uldp_grouping_rewrite(Query *query);
 extern Oid	uldp_selection_oid(void);
 extern bool uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k,
 							  List **key_types);
-extern bool uldp_grouping_registered_first(AggState *agg, int64 slot);
+extern bool uldp_grouping_registered_first(AggState *agg, int64 slot, Oid extension);
 
 #endif							/* ULDP_GROUPING_H */

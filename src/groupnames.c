@@ -181,3 +181,15 @@ uldp_group_names_count(const UldpGroupNames *names)
 {
 	return names->count;
 }
+
+/* Calls "each" with every name and its number, in no particular order. */
+void
+uldp_group_names_each(UldpGroupNames *names, UldpGroupNameVisitor each, void *arg)
+{
+	group_names_iterator iterator;
+	GroupName  *entry;
+
+	group_names_start_iterate(names->table, &iterator);
+	while ((entry = group_names_iterate(names->table, &iterator)) != NULL)
+		each(arg, entry->number, names->bytes + entry->name.offset, entry->name.length);
+}

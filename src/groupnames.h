@@ -19,6 +19,9 @@ extern UldpGroupNames *uldp_group_names_create(MemoryContext context);
 extern uint32 uldp_group_names_add(UldpGroupNames *names, const char *name, uint32 length);
 extern uint32 uldp_group_names_find(UldpGroupNames *names, const char *name, uint32 length);
 extern uint32 uldp_group_names_count(const UldpGroupNames *names);
+
+typedef void (*UldpGroupNameVisitor) (void *arg, uint32 number, const char *name, uint32 length);
+extern void uldp_group_names_each(UldpGroupNames *names, UldpGroupNameVisitor each, void *arg);
 extern double uldp_group_names_bytes_per_name(double name_bytes);
 
 #endif							/* ULDP_GROUPNAMES_H */

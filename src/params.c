@@ -223,8 +223,8 @@ input_plan(Plan *plan)
  * Partial Aggregate's own Aggref.  Using the plan rather than the state
  * makes the parameters available even when every partial state is empty.
  */
-static Aggref *
-original_aggref(AggState *aggstate, Aggref *aggref)
+Aggref *
+uldp_original_aggref(AggState *aggstate, Aggref *aggref)
 {
 	Plan	   *plan = aggstate->ss.ps.plan;
 
@@ -265,7 +265,7 @@ uldp_call_constants(AggState *aggstate, Aggref *aggref, int first,
 	const char *function;
 	ListCell   *cell;
 
-	aggref = original_aggref(aggstate, aggref);
+	aggref = uldp_original_aggref(aggstate, aggref);
 	function = get_func_name(aggref->aggfnoid);
 	nvalues = 0;
 

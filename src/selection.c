@@ -116,6 +116,62 @@ uldp_selection_transfn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(users);
 }
 
+PG_FUNCTION_INFO_V1(uldp_selection_combinefn);
+
+/* Combines two partial states of a parallel plan: the larger count. */
+Datum
+uldp_selection_combinefn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext;
+	int64	   *users;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		elog(ERROR, "uldp.group_selected called in a non-aggregate context");
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(PG_GETARG_POINTER(0));
+	}
+	users = PG_ARGISNULL(0) ? MemoryContextAllocZero(aggcontext, sizeof(int64)) :
+		(int64 *) PG_GETARG_POINTER(0);
+	*users = Max(*users, *(int64 *) PG_GETARG_POINTER(1));
+	PG_RETURN_POINTER(users);
+}
+
+PG_FUNCTION_INFO_V1(uldp_selection_serialfn);
+
+Datum
+uldp_selection_serialfn(PG_FUNCTION_ARGS)
+{
+	bytea	   *result = palloc(VARHDRSZ + sizeof(int64));
+
+	SET_VARSIZE(result, VARHDRSZ + sizeof(int64));
+	memcpy(VARDATA(result), PG_GETARG_POINTER(0), sizeof(int64));
+	PG_RETURN_BYTEA_P(result);
+}
+
+PG_FUNCTION_INFO_V1(uldp_selection_deserialfn);
+
+Datum
+uldp_selection_deserialfn(PG_FUNCTION_ARGS)
+{
+	bytea	   *serialized = PG_GETARG_BYTEA_PP(0);
+	MemoryContext aggcontext;
+	int64	   *users;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		elog(ERROR, "uldp.group_selected called in a non-aggregate context");
+	if (VARSIZE_ANY_EXHDR(serialized) != sizeof(int64))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid uldp partition selection state"),
+				 errhint("States are made by uldp.group_selected itself, in a parallel plan.")));
+	users = MemoryContextAlloc(aggcontext, sizeof(int64));
+	memcpy(users, VARDATA_ANY(serialized), sizeof(int64));
+	PG_RETURN_POINTER(users);
+}
+
 PG_FUNCTION_INFO_V1(uldp_selection_finalfn);
 
 /* uldp.group_selected's final function: does the group appear? */

@@ -104,6 +104,8 @@ typedef struct ReleaseNode
 	const UldpReleaseKind **kinds;	/* by aggno */
 	int			groups_per_user;	/* k of a grouped release, else 1 */
 	UldpGroupBound *group_bound;	/* a grouped release's registry */
+	bool		grouped;		/* a grouped release */
+	bool		group_parallel; /* ... in a parallel plan: workers read it */
 	double		group_name_bytes;	/* the longest name of one of its groups */
 	bool		bounded;		/* reads a protected table: no limit checks */
 	RowBound	bound;			/* the rows it can read from protected tables */
@@ -387,10 +389,12 @@ uldp_extension(PrepareContext *context)
 
 /*
  * A grouped release node (see grouping.c): every uldp aggregate of it was
- * rewritten with the same slot and k, and its rows are all registered
- * before the first of them is aggregated (its input is gated by the
- * registration initplan).  Its registry, with its key, is made here, before
- * reading, and serves every run: the registration runs once.
+ * rewritten with the same slot and k, and reads its users through the
+ * registry that the registration returns once it has read every row.  Its
+ * registry, with its key, is made here, before reading, and serves every
+ * run (the registration runs once) and both halves of a parallel plan's
+ * aggregation: the partial one, in the leader and in the workers (which
+ * read the registry's snapshot), and the final one.
  */
 static void
 prepare_grouping(AggState *aggstate, ReleaseNode *node, Oid extension)
@@ -398,12 +402,11 @@ prepare_grouping(AggState *aggstate, ReleaseNode *node, Oid extension)
 	Agg		   *agg = (Agg *) aggstate->ss.ps.plan;
 	int64		slot = 0;
 
-	if (agg->groupingSets != NIL || aggstate->aggstrategy == AGG_MIXED ||
-		aggstate->aggsplit != AGGSPLIT_SIMPLE)
-		refuse_grouping("Grouped releases aggregate plain groups, in one process.");
+	if (agg->groupingSets != NIL || aggstate->aggstrategy == AGG_MIXED)
+		refuse_grouping("Grouped releases aggregate plain groups.");
 	for (int i = 0; i < aggstate->numaggs; i++)
 	{
-		Aggref	   *aggref = aggstate->peragg[i].aggref;
+		Aggref	   *aggref = uldp_original_aggref(aggstate, aggstate->peragg[i].aggref);
 		int64		aggref_slot;
 		int			k;
 		List	   *key_types;
@@ -418,10 +421,15 @@ prepare_grouping(AggState *aggstate, ReleaseNode *node, Oid extension)
 		node->groups_per_user = k;
 		node->group_name_bytes = uldp_group_bound_name_bytes(key_types);
 	}
-	if (!uldp_grouping_registered_first(aggstate, slot))
+	if (!uldp_grouping_registered_first(aggstate, slot, extension))
 		refuse_grouping("The plan does not register every row before it aggregates the first.");
-	node->group_bound = uldp_group_bound_create(slot, node->groups_per_user,
-												aggstate->ss.ps.state->es_query_cxt);
+	node->grouped = true;
+	node->group_parallel = DO_AGGSPLIT_SERIALIZE(aggstate->aggsplit) ||
+		DO_AGGSPLIT_DESERIALIZE(aggstate->aggsplit);
+	if (!IsParallelWorker())
+		node->group_bound = uldp_group_bound_for(slot, node->groups_per_user,
+												 aggstate->ss.ps.state->es_query_cxt,
+												 node->group_parallel);
 }
 
 /* Finds, validates and plans the uldp aggregates of one Agg node. */
@@ -443,8 +451,8 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 			continue;
 		/* partition selection reads the users of each group from group_users */
 		if (peragg->aggref->aggfnoid == uldp_selection_oid() &&
-			!uldp_grouped_call(peragg->aggref, uldp_user_argument(peragg->aggref->aggfnoid),
-							   NULL, NULL, NULL))
+			!uldp_grouped_call(uldp_original_aggref(aggstate, peragg->aggref),
+							   uldp_user_argument(peragg->aggref->aggfnoid), NULL, NULL, NULL))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("uldp.group_selected runs only inside the grouped releases that uldp rewrites"),
@@ -478,10 +486,19 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 			/* the statement's releases over protected tables, together */
 			context->bounded_bytes += node->bound.rows * node->plans[i].bytes_per_row +
 				node->plans[i].fixed_bytes;
-			/* a grouped release's registry, counted with its first aggregate */
-			if (node->group_bound != NULL && i == first_release)
+			/*
+			 * A grouped release's registry, counted with its first aggregate
+			 * on the node that finalizes it, and in a parallel plan its
+			 * snapshot: built, kept by the initplan that reads it and copied
+			 * to its param in the leader, restored in each worker.
+			 */
+			if (node->grouped && i == first_release)
 				context->bounded_bytes += node->bound.rows *
-					uldp_group_bound_bytes_per_row(node->groups_per_user, node->group_name_bytes);
+					((node->finalizes ?
+					  uldp_group_bound_bytes_per_row(node->groups_per_user, node->group_name_bytes) : 0) +
+					 (!node->group_parallel ? 0 :
+					  (IsParallelWorker() ? 1 : node->finalizes ? 3 : 0) *
+					  uldp_group_bound_snapshot_bytes_per_row()));
 			if (context->bounded_bytes > (double) uldp_max_state_memory * 1024)
 				ereport(ERROR,
 						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -498,6 +515,14 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 		 * grows that long depends on the rows.  bytes_per_row bounds a
 		 * state's serialized size from above.
 		 */
+		if (node->bounded && node->group_parallel && i == first_release &&
+			node->bound.rows * uldp_group_bound_snapshot_bytes_per_row() > (double) MaxAllocSize)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("%s in a parallel plan could pass its workers a registry of groups of %.0f MB from \"%s\", more than the 1 GB PostgreSQL can pass",
+							function, node->bound.rows * uldp_group_bound_snapshot_bytes_per_row() / (1024 * 1024),
+							node->bound.table),
+					 errhint("Run it without parallel workers (SET max_parallel_workers_per_gather = 0); the bound depends only on the table's size, never on the rows.")));
 		if (node->bounded && DO_AGGSPLIT_SERIALIZE(aggstate->aggsplit) &&
 			node->bound.rows * node->plans[i].bytes_per_row > (double) MaxAllocSize)
 			ereport(ERROR,

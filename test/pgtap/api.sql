@@ -9,7 +9,7 @@ LOAD 'uldp';
 -- a role with nothing but PUBLIC's privileges
 CREATE ROLE uldp_tap_api_nobody NOLOGIN;
 
-SELECT plan(149);
+SELECT plan(150);
 
 -- ---------------------------------------------------------------------------
 -- aggregates (public schema): 3 arities x 2, polymorphic user id
@@ -202,6 +202,7 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    'ldp_round', 'ldp_round_info', 'ldp_report', 'ldp_submit', 'ldp_result',
                                    'ldp_sgd_step', 'ldp_ingest', 'shuffle_epsilon',
                                    'group_register', 'group_member', 'group_users', 'selection_transfn',
+                                   'selection_combinefn', 'selection_serialfn', 'selection_deserialfn',
                                    'selection_finalfn', 'group_selected',
                                    'group_registered', 'set_public_groups',
                                    'user_merge_transfn', 'user_dp_mean', 'user_dp_sum', 'user_dp_count',
@@ -218,43 +219,48 @@ SELECT is((SELECT count(*) FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfn
              AND a.aggfinalfn::regproc::text IN ('uldp.mean_finalfn', 'uldp.sum_finalfn', 'uldp.count_finalfn')
              AND p.proargtypes[0] = 'bytea'::regtype AND p.proargtypes[1] = 'anyelement'::regtype), 6::bigint,
     'six aggregates merge states: user_dp_mean (3 arities), user_dp_sum (2), user_dp_count, with the local final functions');
--- the grouped rewrite's functions (0.8): called in every role's rewritten grouped releases,
--- so executable by PUBLIC, volatile and parallel unsafe (one registry in one process)
+-- the grouped rewrite's functions (0.8, 0.9): called in every role's rewritten grouped releases,
+-- so executable by PUBLIC and volatile; registration writes the leader's registry (parallel
+-- restricted), the calls that read its snapshot run in parallel workers too (parallel safe)
 SELECT has_function('uldp', 'group_register', ARRAY['bigint', 'integer', 'anyelement', '"any"'],
     'uldp.group_register(slot, k, user_id, VARIADIC keys) exists');
 SELECT function_returns('uldp', 'group_register', ARRAY['bigint', 'integer', 'anyelement', '"any"'], 'boolean',
     'uldp.group_register returns boolean');
-SELECT has_function('uldp', 'group_member', ARRAY['bigint', 'integer', 'anyelement', '"any"'],
-    'uldp.group_member(slot, k, user_id, VARIADIC keys) exists');
-SELECT function_returns('uldp', 'group_member', ARRAY['bigint', 'integer', 'anyelement', '"any"'], 'anyelement',
+SELECT has_function('uldp', 'group_member', ARRAY['bigint', 'integer', 'bytea', 'anyelement', '"any"'],
+    'uldp.group_member(slot, k, registry, user_id, VARIADIC keys) exists');
+SELECT function_returns('uldp', 'group_member', ARRAY['bigint', 'integer', 'bytea', 'anyelement', '"any"'], 'anyelement',
     'uldp.group_member returns the user id (or NULL)');
 SELECT is((SELECT array_agg(p.proname || '/' || p.provolatile::text || p.proparallel::text || '/' || p.provariadic::regtype::text
                             ORDER BY p.proname)
            FROM pg_proc p WHERE p.pronamespace = 'uldp'::regnamespace
              AND p.proname IN ('group_register', 'group_member', 'group_users')),
-    ARRAY['group_member/vu/"any"', 'group_register/vu/"any"', 'group_users/vu/"any"'],
-    'group_register, group_member and group_users are volatile, parallel unsafe and variadic "any"');
+    ARRAY['group_member/vs/"any"', 'group_register/vr/"any"', 'group_users/vs/"any"'],
+    'group_register (parallel restricted), group_member and group_users (parallel safe) are volatile and variadic "any"');
 SELECT is_aggregate('uldp', 'group_selected', ARRAY['anyelement', 'double precision', 'double precision'],
     'uldp.group_selected(user_id, epsilon, delta) is an aggregate');
 SELECT is((SELECT a.aggtransfn::regprocedure::text || ' ' || a.aggfinalfn::regproc::text || ' ' || a.aggfinalmodify::text
-           FROM pg_aggregate a WHERE a.aggfnoid = 'uldp.group_selected(anyelement, float8, float8)'::regprocedure),
-    'uldp.selection_transfn(internal,anyelement,double precision,double precision) uldp.selection_finalfn r',
-    'uldp.group_selected reads the users of each group from group_users and decides in a read-only final function');
+                  || ' ' || a.aggcombinefn::regproc::text || ' ' || p.proparallel::text
+           FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+           WHERE a.aggfnoid = 'uldp.group_selected(anyelement, float8, float8)'::regprocedure),
+    'uldp.selection_transfn(internal,anyelement,double precision,double precision) uldp.selection_finalfn r uldp.selection_combinefn s',
+    'uldp.group_selected reads the users of each group from group_users, combines partial states in parallel plans and decides in a read-only final function');
 SELECT throws_ok($$SELECT uldp.group_selected(1, 1, 1e-8)$$, NULL,
     'uldp.group_selected runs only inside the grouped releases that uldp rewrites',
     'uldp.group_selected called by hand, where it would count rows, is refused before reading');
 SELECT ok(has_function_privilege('uldp_tap_api_nobody', 'uldp.group_register(bigint, int, anyelement, "any")', 'EXECUTE')
-          AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_member(bigint, int, anyelement, "any")', 'EXECUTE')
-          AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_users(bigint, int, anyelement, "any")', 'EXECUTE')
+          AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_member(bigint, int, bytea, anyelement, "any")', 'EXECUTE')
+          AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_users(bigint, int, bytea, anyelement, "any")', 'EXECUTE')
           AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_selected(anyelement, float8, float8)', 'EXECUTE'),
     'PUBLIC can execute the functions of the grouped rewrite');
-SELECT throws_ok($$SELECT uldp.group_member(123456789, 1, 1, 'a')$$, NULL,
+SELECT throws_ok($$SELECT uldp.group_member(123456789, 1, NULL, 1, 'a')$$, NULL,
     'uldp grouped release 123456789 was not prepared', 'uldp.group_member refuses a slot that no grouped release prepared');
+SELECT throws_ok($$SELECT uldp.group_users(123456789, 1, NULL, 1, 'a')$$, NULL,
+    'uldp grouped release 123456789 was not prepared', 'uldp.group_users refuses a slot that no grouped release prepared');
 SELECT throws_ok($$SELECT uldp.group_register(123456789, 1, 1, 'a')$$, NULL,
     'uldp grouped release 123456789 was not prepared', 'uldp.group_register refuses a slot that no grouped release prepared');
 SELECT is((SELECT p.provolatile::text || p.proparallel::text || ' ' || p.prorettype::regtype::text
            FROM pg_proc p WHERE p.oid = 'uldp.group_registered(bigint, boolean)'::regprocedure),
-    'vu boolean', 'uldp.group_registered, the end of the registration subquery, is volatile and parallel unsafe');
+    'vr bytea', 'uldp.group_registered, the end of the registration, is volatile, parallel restricted and returns the registry''s snapshot');
 -- public keys are the table owner's declaration: revoked from PUBLIC, like protect_table
 SELECT has_function('uldp', 'set_public_groups', ARRAY['regclass', 'name', 'anyarray'],
     'uldp.set_public_groups(tab, col, keys) exists');
