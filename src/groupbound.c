@@ -58,6 +58,7 @@
 #include "access/parallel.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
+#include "catalog/pg_type.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
@@ -408,6 +409,19 @@ typedef struct CallCache
 } CallCache;
 
 /*
+ * A grouping function declared by an older version of the extension's SQL
+ * than this library's (before ALTER EXTENSION uldp UPDATE).
+ */
+static void
+refuse_old_version(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("the grouping functions of uldp are older than its library"),
+			 errhint("Update the extension: ALTER EXTENSION uldp UPDATE.")));
+}
+
+/*
  * Arguments of group_register: slot, k, user id, then the grouping keys; of
  * group_member and group_users: slot, k, the registry's snapshot, user id,
  * then the keys.
@@ -427,6 +441,9 @@ call_cache(FunctionCallInfo fcinfo, int user_arg)
 
 		if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 			elog(ERROR, "uldp grouping function called without a slot");
+		/* group_member and group_users of uldp 0.8 took no registry */
+		if (user_arg == LOOKUP_USER_ARG && get_func_nargs(fcinfo->flinfo->fn_oid) != LOOKUP_USER_ARG + 2)
+			refuse_old_version();
 		cache = palloc0(sizeof(CallCache));
 		/* parallel workers have no registry: they read its snapshot */
 		if (!IsParallelWorker())
@@ -1049,6 +1066,9 @@ uldp_group_registered(PG_FUNCTION_ARGS)
 		elog(ERROR, "uldp.group_registered called without a slot");
 	if (IsParallelWorker())
 		elog(ERROR, "uldp.group_registered called in a parallel worker");
+	/* uldp 0.8's returned boolean */
+	if (get_func_rettype(fcinfo->flinfo->fn_oid) != BYTEAOID)
+		refuse_old_version();
 	bound = find_bound(PG_GETARG_INT64(0), fcinfo->flinfo->fn_mcxt);
 	if (!bound->complete)
 	{

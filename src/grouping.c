@@ -586,6 +586,11 @@ uldp_grouping_rewrite(Query *query)
 		keys = lappend(keys, key);
 	}
 
+	if (!OidIsValid(lookup_uldp_function("group_member", lengthof(lookup_argtypes), lookup_argtypes, true)))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("grouped uldp releases need the functions of uldp 0.9"),
+				 errhint("Update the extension: ALTER EXTENSION uldp UPDATE.")));
 	refuse_unrepeatable(query);
 	slot = uldp_group_bound_next_slot();
 	public = public_keys(query, keys);
