@@ -99,24 +99,45 @@ CREATE AGGREGATE uldp.user_dp_range(state bytea, user_id anyelement, epsilon flo
 	SERIALFUNC = uldp.user_serialfn, DESERIALFUNC = uldp.user_deserialfn, PARALLEL = SAFE);
 
 -- Grouped releases in parallel plans (src/grouping.c): the registration of
--- each user's groups runs once, in the leader, in a CTE that returns the
--- registry's snapshot; group_member and group_users take it as an argument,
--- which PostgreSQL evaluates before the first row that needs it and passes
--- to parallel workers, so the aggregation itself may run in parallel.
+-- each user's groups is an aggregate, uldp.group_registry, in a CTE that
+-- returns the registry's snapshot; group_member and group_users take it as
+-- an argument, which PostgreSQL evaluates before the first row that needs
+-- it and passes to parallel workers.  Both the registration and the
+-- aggregation may run in parallel.
 DROP AGGREGATE uldp.group_selected(anyelement, float8, float8);
 DROP FUNCTION uldp.group_member(bigint, int, anyelement, "any");
 DROP FUNCTION uldp.group_users(bigint, int, anyelement, "any");
 DROP FUNCTION uldp.group_registered(bigint, boolean);
+DROP FUNCTION uldp.group_register(bigint, int, anyelement, "any");
 
--- Registration reads and writes the leader's registry: parallel restricted.
-ALTER FUNCTION uldp.group_register(bigint, int, anyelement, "any") PARALLEL RESTRICTED;
-
--- Marks a grouped release's registration complete: the last step of the
--- subquery that registers every row (its argument is the result of the scan
--- that registered them); returns the registry's snapshot.
-CREATE FUNCTION uldp.group_registered(slot bigint, read_all boolean)
-	RETURNS bytea AS 'MODULE_PATHNAME', 'uldp_group_registered'
+-- The key of a grouped release's pseudorandom function, which a parallel
+-- registration's workers need: read from the leader's registry.
+CREATE FUNCTION uldp.group_key(slot bigint)
+	RETURNS bytea AS 'MODULE_PATHNAME', 'uldp_group_key'
 	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED;
+
+-- Registers every row's group for its user: partial registries (one per
+-- process of a parallel plan) merge into the leader's, whose snapshot is
+-- the result.
+CREATE FUNCTION uldp.registry_transfn(internal, bigint, int, bytea, anyelement, VARIADIC "any")
+	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_registry_transfn'
+	LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION uldp.registry_combinefn(internal, internal)
+	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_registry_combinefn'
+	LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION uldp.registry_serialfn(internal)
+	RETURNS bytea AS 'MODULE_PATHNAME', 'uldp_registry_serialfn' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp.registry_deserialfn(bytea, internal)
+	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_registry_deserialfn' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp.registry_finalfn(internal)
+	RETURNS bytea AS 'MODULE_PATHNAME', 'uldp_registry_finalfn'
+	LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE AGGREGATE uldp.group_registry(slot bigint, k int, key bytea, user_id anyelement,
+									 VARIADIC keys "any") (
+	SFUNC = uldp.registry_transfn, STYPE = internal, FINALFUNC = uldp.registry_finalfn,
+	FINALFUNC_MODIFY = READ_WRITE, COMBINEFUNC = uldp.registry_combinefn,
+	SERIALFUNC = uldp.registry_serialfn, DESERIALFUNC = uldp.registry_deserialfn,
+	PARALLEL = SAFE);
 
 -- The user id if its user keeps the row's group, else NULL.
 CREATE FUNCTION uldp.group_member(slot bigint, k int, registry bytea, user_id anyelement,

@@ -55,7 +55,9 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "port/pg_bitutils.h"
 #include "access/parallel.h"
+#include "executor/nodeAgg.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "catalog/pg_type.h"
@@ -64,6 +66,7 @@
 
 #include "groupbound.h"
 #include "groupnames.h"
+#include "params.h"
 #include "radixsort.h"
 #include "random.h"
 #include "siphash.h"
@@ -253,12 +256,15 @@ forget_bound(void *arg)
 		*link = (*link)->next;
 }
 
-/* An empty registry, with a new key (before reading rows). */
+/*
+ * An empty registry (before reading rows), whose names are hashed with
+ * "names_seed".
+ */
 static void
-bound_init(UldpGroupBound *bound)
+bound_init(UldpGroupBound *bound, uint64 names_seed)
 {
 	bound->users = bound_users_create(bound->context, 1024, NULL);
-	bound->names = uldp_group_names_create(bound->context);
+	bound->names = uldp_group_names_create(bound->context, names_seed);
 	bound->dropped = dropped_values_create(bound->context, 64, NULL);
 	bound->values = NULL;
 	bound->row_words = 1 + bound->groups_per_user + (bound->groups_per_user + 1) / 2;
@@ -277,8 +283,6 @@ bound_init(UldpGroupBound *bound)
 	}
 	bound->last_pair.len = -1;
 	bound->last_kept = false;
-	bound->key[0] = uldp_random_u64();
-	bound->key[1] = uldp_random_u64();
 }
 
 /*
@@ -312,7 +316,9 @@ uldp_group_bound_create(int64 slot, int groups_per_user, MemoryContext context)
 	callback->func = forget_bound;
 	callback->arg = bound;
 	MemoryContextRegisterResetCallback(context, callback);
-	bound_init(bound);
+	bound_init(bound, uldp_random_u64());
+	bound->key[0] = uldp_random_u64();
+	bound->key[1] = uldp_random_u64();
 	return bound;
 }
 
@@ -413,6 +419,9 @@ typedef struct CallCache
  * than this library's (before ALTER EXTENSION uldp UPDATE).
  */
 static void
+refuse_old_version(void) pg_attribute_noreturn();
+
+static void
 refuse_old_version(void)
 {
 	ereport(ERROR,
@@ -422,16 +431,20 @@ refuse_old_version(void)
 }
 
 /*
- * Arguments of group_register: slot, k, user id, then the grouping keys; of
- * group_member and group_users: slot, k, the registry's snapshot, user id,
- * then the keys.
+ * The arguments of group_member and group_users: slot, k, the registry's
+ * snapshot, user id, then the grouping keys; group_registry's, after its
+ * state, are the same with the key of the pseudorandom function in place
+ * of the snapshot.
  */
-#define REGISTER_USER_ARG 2
+#define SLOT_ARG 0
+#define K_ARG 1
 #define SNAPSHOT_ARG 2
-#define LOOKUP_USER_ARG 3
+#define USER_ARG 3
+#define FIRST_KEY_ARG 4
 
+/* "first": 0 for a function, 1 for group_registry's transition (its state) */
 static CallCache *
-call_cache(FunctionCallInfo fcinfo, int user_arg)
+call_cache(FunctionCallInfo fcinfo, int first)
 {
 	CallCache  *cache = fcinfo->flinfo->fn_extra;
 
@@ -439,21 +452,21 @@ call_cache(FunctionCallInfo fcinfo, int user_arg)
 	{
 		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 
-		if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		if (PG_ARGISNULL(first + SLOT_ARG) || PG_ARGISNULL(first + K_ARG))
 			elog(ERROR, "uldp grouping function called without a slot");
 		/* group_member and group_users of uldp 0.8 took no registry */
-		if (user_arg == LOOKUP_USER_ARG && get_func_nargs(fcinfo->flinfo->fn_oid) != LOOKUP_USER_ARG + 2)
+		if (get_func_nargs(fcinfo->flinfo->fn_oid) != first + FIRST_KEY_ARG + 1)
 			refuse_old_version();
 		cache = palloc0(sizeof(CallCache));
 		/* parallel workers have no registry: they read its snapshot */
 		if (!IsParallelWorker())
 		{
-			cache->bound = find_bound(PG_GETARG_INT64(0), fcinfo->flinfo->fn_mcxt);
+			cache->bound = find_bound(PG_GETARG_INT64(first + SLOT_ARG), fcinfo->flinfo->fn_mcxt);
 			cache->key = cache->bound->key;
 		}
-		cache->user_arg = user_arg;
-		cache->first_key_arg = user_arg + 1;
-		get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, user_arg),
+		cache->user_arg = first + USER_ARG;
+		cache->first_key_arg = first + FIRST_KEY_ARG;
+		get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, cache->user_arg),
 						&cache->user_typlen, &cache->user_byval);
 		cache->nkeys = PG_NARGS() - cache->first_key_arg;
 		cache->typlen = palloc(Max(cache->nkeys, 1) * sizeof(int16));
@@ -504,7 +517,7 @@ read_snapshot(FunctionCallInfo fcinfo, CallCache *cache)
 		snapshot_invalid();
 	memcpy(&header, data, sizeof(header));
 	if (header.magic != SNAPSHOT_MAGIC || header.version != SNAPSHOT_VERSION ||
-		header.slot != PG_GETARG_INT64(0) || header.groups_per_user != PG_GETARG_INT32(1) ||
+		header.slot != PG_GETARG_INT64(SLOT_ARG) || header.groups_per_user != PG_GETARG_INT32(K_ARG) ||
 		header.ndropped < -1 || header.ngroups < 0 ||
 		(header.ndropped >= 0 &&
 		 ((uint64) header.ndropped > length / sizeof(uint64) ||
@@ -791,24 +804,17 @@ register_flush(UldpGroupBound *bound)
 	bound->npending = 0;
 }
 
-PG_FUNCTION_INFO_V1(uldp_group_register);
-
 /*
- * uldp.group_register(slot bigint, k int, user_id anyelement, VARIADIC keys
- * "any") returns boolean: records the row's group for its user; always true.
- * The pair is buffered while its user's bucket is prefetched: once the users
- * outgrow the CPU caches, each pair costs a cache miss, and buffering a few
- * overlaps them.  group_registered adds what is still buffered.
+ * Records the row's group for its user in "bound".  The pair is buffered
+ * while its user's bucket is prefetched: once the users outgrow the CPU
+ * caches, each pair costs a cache miss, and buffering a few overlaps them.
+ * complete_registry adds what is still buffered.
  */
-Datum
-uldp_group_register(PG_FUNCTION_ARGS)
+static void
+register_row(FunctionCallInfo fcinfo, CallCache *cache, UldpGroupBound *bound)
 {
-	CallCache  *cache = call_cache(fcinfo, REGISTER_USER_ARG);
-	UldpGroupBound *bound = cache->bound;
 	uint64		user;
 
-	if (bound == NULL)
-		elog(ERROR, "uldp.group_register called in a parallel worker");
 	if (!bound->complete && pair_bytes(fcinfo, cache, &user))
 	{
 		uint32		hash = bound_user_hash(user);
@@ -836,7 +842,6 @@ uldp_group_register(PG_FUNCTION_ARGS)
 		if (++bound->npending == PENDING_PAIRS)
 			register_flush(bound);
 	}
-	PG_RETURN_BOOL(true);
 }
 
 /* Counts, for every group, the users that keep it (registration complete). */
@@ -879,18 +884,18 @@ PG_FUNCTION_INFO_V1(uldp_group_member);
 Datum
 uldp_group_member(PG_FUNCTION_ARGS)
 {
-	CallCache  *cache = call_cache(fcinfo, LOOKUP_USER_ARG);
+	CallCache  *cache = call_cache(fcinfo, 0);
 	UldpGroupBound *bound = cache->bound;
 	StringInfo	last_pair = bound != NULL ? &bound->last_pair : &cache->last_pair;
 	bool	   *last_kept = bound != NULL ? &bound->last_kept : &cache->last_kept;
 	uint64		user;
 
 	read_snapshot(fcinfo, cache);
-	if (PG_ARGISNULL(LOOKUP_USER_ARG))
+	if (PG_ARGISNULL(USER_ARG))
 		PG_RETURN_NULL();
 	/* no user has more than k groups: every registered pair is kept */
 	if (bound != NULL ? bound->dropped->members == 0 : cache->header.ndropped == 0)
-		PG_RETURN_DATUM(PG_GETARG_DATUM(LOOKUP_USER_ARG));
+		PG_RETURN_DATUM(PG_GETARG_DATUM(USER_ARG));
 	if (!pair_bytes(fcinfo, cache, &user))
 		PG_RETURN_NULL();
 	if (last_pair->len != cache->bytes.len ||
@@ -906,7 +911,7 @@ uldp_group_member(PG_FUNCTION_ARGS)
 	}
 	if (!*last_kept)
 		PG_RETURN_NULL();
-	PG_RETURN_DATUM(PG_GETARG_DATUM(LOOKUP_USER_ARG));
+	PG_RETURN_DATUM(PG_GETARG_DATUM(USER_ARG));
 }
 
 /*
@@ -950,7 +955,7 @@ PG_FUNCTION_INFO_V1(uldp_group_users);
 Datum
 uldp_group_users(PG_FUNCTION_ARGS)
 {
-	CallCache  *cache = call_cache(fcinfo, LOOKUP_USER_ARG);
+	CallCache  *cache = call_cache(fcinfo, 0);
 	GroupMemo  *memo;
 	uint64		user;
 	int64		users;
@@ -959,8 +964,8 @@ uldp_group_users(PG_FUNCTION_ARGS)
 	memo = group_memo(fcinfo, cache);
 	if (memo != NULL && memo->valid && memo->key == PG_GETARG_DATUM(cache->first_key_arg))
 	{
-		if (PG_ARGISNULL(LOOKUP_USER_ARG) ||
-			!uldp_user_key(PG_GETARG_DATUM(LOOKUP_USER_ARG), cache->user_byval,
+		if (PG_ARGISNULL(USER_ARG) ||
+			!uldp_user_key(PG_GETARG_DATUM(USER_ARG), cache->user_byval,
 						   cache->user_typlen, &user))
 			PG_RETURN_NULL();
 		PG_RETURN_INT64(memo->users);
@@ -1049,37 +1054,456 @@ build_snapshot(UldpGroupBound *bound)
 	return snapshot;
 }
 
-PG_FUNCTION_INFO_V1(uldp_group_registered);
+/* Completes a registry: every row was registered. */
+static void
+complete_registry(UldpGroupBound *bound)
+{
+	if (bound->complete)
+		return;
+	/* the buffered pairs, then the pairs that this defers */
+	register_flush(bound);
+	register_flush(bound);
+	count_group_users(bound);
+	bound->complete = true;
+	bound->snapshot = build_snapshot(bound);
+}
 
 /*
- * uldp.group_registered(slot bigint, read_all boolean) returns bytea: marks
- * the registration of the grouped release complete (its argument is the
- * result of the scan that registered every row, so it runs after it),
- * counts the users of every group, and returns the registry's snapshot.
+ * A partial registry of a parallel plan's registration: one process's rows,
+ * with the registry's key (which the leader passes to the workers), to be
+ * merged into the registry by registry_combinefn.
+ */
+static UldpGroupBound *
+partial_registry(int groups_per_user, const char *key, MemoryContext context)
+{
+	UldpGroupBound *bound = MemoryContextAllocZero(context, sizeof(UldpGroupBound));
+
+	bound->groups_per_user = groups_per_user;
+	bound->owner = context;
+	bound->context = AllocSetContextCreate(context, "uldp partial group bound",
+										   ALLOCSET_DEFAULT_SIZES);
+	memcpy(bound->key, key, sizeof(bound->key));
+	/* secret as the key is, drawing nothing (the leader's draws stay those of a serial plan) */
+	bound_init(bound, bound->key[0] ^ bound->key[1]);
+	return bound;
+}
+
+/*
+ * The slot's registry for a call of group_registry's support functions:
+ * the slot is the first argument of the aggregate call (for a combining or
+ * final call, of the partial aggregate's call below it).
+ */
+static UldpGroupBound *
+call_registry(FunctionCallInfo fcinfo)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	Const	   *slot;
+
+	if (aggref == NULL || fcinfo->context == NULL || !IsA(fcinfo->context, AggState))
+		elog(ERROR, "uldp.group_registry called in a non-aggregate context");
+	aggref = uldp_original_aggref(((AggState *) fcinfo->context)->ss.ps.plan, aggref);
+	slot = (Const *) linitial_node(TargetEntry, aggref->args)->expr;
+	if (!IsA(slot, Const) || slot->constisnull)
+		elog(ERROR, "uldp.group_registry called without a slot");
+	return find_bound(DatumGetInt64(slot->constvalue), fcinfo->flinfo->fn_mcxt);
+}
+
+PG_FUNCTION_INFO_V1(uldp_registry_transfn);
+
+/*
+ * uldp.group_registry's transition (slot bigint, k int, key bytea, user_id
+ * anyelement, VARIADIC keys "any"): records the row's group for its user.
+ * A plain aggregation records into the slot's registry; a parallel plan's
+ * partial aggregations (in the leader and in every worker) each into a
+ * partial registry of their own, under the registry's key, which "key"
+ * passes to the workers.
  */
 Datum
-uldp_group_registered(PG_FUNCTION_ARGS)
+uldp_registry_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext;
+	CallCache  *cache;
+	UldpGroupBound *bound;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		elog(ERROR, "uldp.group_registry called in a non-aggregate context");
+	cache = call_cache(fcinfo, 1);
+	bound = PG_ARGISNULL(0) ? NULL : (UldpGroupBound *) PG_GETARG_POINTER(0);
+	if (bound == NULL)
+	{
+		if (DO_AGGSPLIT_SKIPFINAL(((AggState *) fcinfo->context)->aggsplit))
+		{
+			bytea	   *key;
+
+			if (PG_ARGISNULL(1 + SNAPSHOT_ARG))
+				snapshot_invalid();
+			key = PG_GETARG_BYTEA_PP(1 + SNAPSHOT_ARG);
+			if (VARSIZE_ANY_EXHDR(key) != sizeof(bound->key) ||
+				(cache->bound != NULL &&
+				 memcmp(VARDATA_ANY(key), cache->bound->key, sizeof(bound->key)) != 0))
+				snapshot_invalid();
+			bound = partial_registry(PG_GETARG_INT32(1 + K_ARG), VARDATA_ANY(key), aggcontext);
+		}
+		else if (cache->bound == NULL)
+			elog(ERROR, "uldp.group_registry can only finish in the leader");
+		else
+			bound = cache->bound;
+		cache->key = bound->key;
+	}
+	register_row(fcinfo, cache, bound);
+	PG_RETURN_POINTER(bound);
+}
+
+/*
+ * A partial registry, serialized: this header, then the names of its
+ * groups in the order of their numbers (each its length, uint32, and its
+ * bytes), its users (each its id, the count n of its values, then n pairs
+ * of a value and a group number), and its dropped values.  Unaligned.
+ */
+typedef struct PartialHeader
+{
+	uint32		magic;			/* PARTIAL_MAGIC */
+	uint16		version;		/* PARTIAL_VERSION */
+	uint16		unused;
+	int32		groups_per_user;
+	uint32		ngroups;
+	int64		slot;
+	int64		nusers;
+	int64		ndropped;
+	int64		name_bytes;
+} PartialHeader;
+
+#define PARTIAL_MAGIC 0x554c5231	/* "ULR1" */
+#define PARTIAL_VERSION 1
+/* a user's entry: id and n, then at most k values and group numbers */
+#define PARTIAL_USER_BYTES(k) (sizeof(uint64) + sizeof(uint32) + \
+							   (k) * (sizeof(uint64) + sizeof(uint32)))
+
+/*
+ * Worst-case bytes per row read of a serialized partial registry: a new
+ * user with its pair, a new group's name and a dropped value.
+ */
+double
+uldp_group_bound_partial_bytes_per_row(double name_bytes)
+{
+	return PARTIAL_USER_BYTES(1) + sizeof(uint32) + name_bytes + sizeof(uint64);
+}
+
+/* uldp_group_names_each's visitor: where each name goes, by its number */
+typedef struct NameSlots
+{
+	const char **names;
+	uint32	   *lengths;
+	int64		bytes;
+} NameSlots;
+
+static void
+name_slot(void *arg, uint32 number, const char *name, uint32 length)
+{
+	NameSlots  *slots = arg;
+
+	slots->names[number] = name;
+	slots->lengths[number] = length;
+	slots->bytes += sizeof(uint32) + length;
+}
+
+static inline char *
+put(char *cursor, const void *data, Size length)
+{
+	memcpy(cursor, data, length);
+	return cursor + length;
+}
+
+PG_FUNCTION_INFO_V1(uldp_registry_serialfn);
+
+Datum
+uldp_registry_serialfn(PG_FUNCTION_ARGS)
+{
+	UldpGroupBound *bound = (UldpGroupBound *) PG_GETARG_POINTER(0);
+	uint32		ngroups = uldp_group_names_count(bound->names);
+	NameSlots	slots;
+	PartialHeader header;
+	bytea	   *result;
+	char	   *cursor;
+	bound_users_iterator iterator;
+	BoundUser  *entry;
+	dropped_values_iterator dropped;
+	DroppedValue *value;
+	int			k = bound->groups_per_user;
+
+	register_flush(bound);
+	register_flush(bound);
+	slots.names = palloc_extended(Max(ngroups, 1) * sizeof(char *), MCXT_ALLOC_HUGE);
+	slots.lengths = palloc_extended(Max(ngroups, 1) * sizeof(uint32), MCXT_ALLOC_HUGE);
+	slots.bytes = 0;
+	uldp_group_names_each(bound->names, name_slot, &slots);
+
+	memset(&header, 0, sizeof(header));
+	header.magic = PARTIAL_MAGIC;
+	header.version = PARTIAL_VERSION;
+	header.groups_per_user = k;
+	header.ngroups = ngroups;
+	header.nusers = bound->users->members;
+	header.ndropped = bound->dropped->members;
+	header.name_bytes = slots.bytes;
+	result = palloc_extended(VARHDRSZ + sizeof(header) + slots.bytes +
+							 header.nusers * PARTIAL_USER_BYTES(k) +
+							 header.ndropped * sizeof(uint64), MCXT_ALLOC_HUGE);
+	cursor = put(VARDATA(result), &header, sizeof(header));
+	for (uint32 g = 0; g < ngroups; g++)
+	{
+		cursor = put(cursor, &slots.lengths[g], sizeof(uint32));
+		cursor = put(cursor, slots.names[g], slots.lengths[g]);
+	}
+	bound_users_start_iterate(bound->users, &iterator);
+	while ((entry = bound_users_iterate(bound->users, &iterator)) != NULL)
+	{
+		cursor = put(cursor, &entry->id, sizeof(uint64));
+		if (k == 1)
+		{
+			uint32		n = 1;
+
+			cursor = put(cursor, &n, sizeof(n));
+			cursor = put(cursor, &entry->smallest, sizeof(uint64));
+			cursor = put(cursor, &entry->group_or_row, sizeof(uint32));
+		}
+		else
+		{
+			uint64	   *row = value_row(bound, entry->group_or_row);
+			uint32	   *groups = row_groups(bound, row);
+			uint32		n = (uint32) row[0];
+
+			cursor = put(cursor, &n, sizeof(n));
+			for (uint32 i = 0; i < n; i++)
+			{
+				cursor = put(cursor, &row[1 + i], sizeof(uint64));
+				cursor = put(cursor, &groups[i], sizeof(uint32));
+			}
+		}
+	}
+	dropped_values_start_iterate(bound->dropped, &dropped);
+	while ((value = dropped_values_iterate(bound->dropped, &dropped)) != NULL)
+		cursor = put(cursor, &value->value, sizeof(uint64));
+	SET_VARSIZE(result, cursor - (char *) result);
+	PG_RETURN_BYTEA_P(result);
+}
+
+PG_FUNCTION_INFO_V1(uldp_registry_deserialfn);
+
+/* Keeps the serialized partial registry; the combine function reads it. */
+Datum
+uldp_registry_deserialfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext;
+	bytea	   *serialized = PG_GETARG_BYTEA_PP(0);
+	bytea	   *copy;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		elog(ERROR, "uldp.group_registry called in a non-aggregate context");
+	copy = MemoryContextAllocHuge(aggcontext, VARSIZE_ANY(serialized));
+	memcpy(copy, serialized, VARSIZE_ANY(serialized));
+	PG_RETURN_POINTER(copy);
+}
+
+static void
+partial_invalid(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid uldp partial group registry"),
+			 errhint("Partial registries are made by uldp.group_registry itself, in a parallel plan.")));
+}
+
+/* Reads "length" bytes at *cursor, within "end". */
+static inline void
+take(const char **cursor, const char *end, void *data, Size length)
+{
+	if (end - *cursor < (ptrdiff_t) length)
+		partial_invalid();
+	memcpy(data, *cursor, length);
+	*cursor += length;
+}
+
+/* Grows the users' (or the dropped values') table to hold "entries". */
+static void
+grow_for(uint64 entries, uint64 threshold, UldpGroupBound *bound, bool users)
+{
+	uint64		size;
+
+	if (entries <= threshold)
+		return;
+	size = pg_nextpower2_64((uint64) (entries / ULDP_HASH_FILLFACTOR) + 1);
+	if (users)
+		bound_users_grow(bound->users, size);
+	else
+		dropped_values_grow(bound->dropped, size);
+}
+
+/*
+ * Adds a serialized partial registry to "bound": its groups by name, each
+ * user's values as if its rows were registered here (a user's k smallest
+ * values of all its pairs are the k smallest of its partial k smallest),
+ * and its dropped values, dropped here too (a value one process dropped
+ * had k smaller ones of the same user there, which reach "bound" too).
+ */
+static void
+merge_partial(UldpGroupBound *bound, const bytea *serialized)
+{
+	const char *cursor = VARDATA_ANY(serialized);
+	const char *end = cursor + VARSIZE_ANY_EXHDR(serialized);
+	PartialHeader header;
+	uint32	   *numbers;
+	int			k = bound->groups_per_user;
+
+	take(&cursor, end, &header, sizeof(header));
+	if (header.magic != PARTIAL_MAGIC || header.version != PARTIAL_VERSION ||
+		header.groups_per_user != k || header.nusers < 0 || header.ndropped < 0)
+		partial_invalid();
+	/*
+	 * The partial's users and dropped values come in the order of their
+	 * hash: inserted so into a smaller table they would pile up in long
+	 * probe runs, so the tables first grow to hold them all.
+	 */
+	grow_for(bound->users->members + header.nusers, bound->users->grow_threshold,
+			 bound, true);
+	grow_for(bound->dropped->members + header.ndropped, bound->dropped->grow_threshold,
+			 bound, false);
+	numbers = palloc_extended(Max(header.ngroups, 1) * sizeof(uint32), MCXT_ALLOC_HUGE);
+	for (uint32 g = 0; g < header.ngroups; g++)
+	{
+		uint32		length;
+
+		take(&cursor, end, &length, sizeof(length));
+		if (end - cursor < (ptrdiff_t) length)
+			partial_invalid();
+		numbers[g] = uldp_group_names_add(bound->names, cursor, length);
+		cursor += length;
+	}
+	for (int64 u = 0; u < header.nusers; u++)
+	{
+		uint64		user;
+		uint32		n;
+
+		take(&cursor, end, &user, sizeof(user));
+		take(&cursor, end, &n, sizeof(n));
+		if (n < 1 || n > (uint32) k)
+			partial_invalid();
+		for (uint32 i = 0; i < n; i++)
+		{
+			uint64		value;
+			uint32		group;
+
+			take(&cursor, end, &value, sizeof(value));
+			take(&cursor, end, &group, sizeof(group));
+			if (group >= header.ngroups)
+				partial_invalid();
+			bound->pending[bound->npending].user = user;
+			bound->pending[bound->npending].value = value;
+			bound->pending[bound->npending].group = numbers[group];
+			bound->pending[bound->npending].hash = bound_user_hash(user);
+			if (++bound->npending == PENDING_PAIRS)
+				register_flush(bound);
+		}
+	}
+	for (int64 d = 0; d < header.ndropped; d++)
+	{
+		uint64		value;
+
+		take(&cursor, end, &value, sizeof(value));
+		drop_value(bound, value);
+	}
+	if (cursor != end)
+		partial_invalid();
+	pfree(numbers);
+}
+
+PG_FUNCTION_INFO_V1(uldp_registry_combinefn);
+
+/*
+ * Merges a deserialized partial registry into the slot's registry, which
+ * is the combined state (the final aggregation runs in the leader).
+ */
+Datum
+uldp_registry_combinefn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext;
+	UldpGroupBound *bound;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		elog(ERROR, "uldp.group_registry called in a non-aggregate context");
+	bound = PG_ARGISNULL(0) ? call_registry(fcinfo) : (UldpGroupBound *) PG_GETARG_POINTER(0);
+	if (!PG_ARGISNULL(1))
+	{
+		merge_partial(bound, (bytea *) PG_GETARG_POINTER(1));
+		pfree(PG_GETARG_POINTER(1));
+	}
+	PG_RETURN_POINTER(bound);
+}
+
+PG_FUNCTION_INFO_V1(uldp_registry_finalfn);
+
+/*
+ * uldp.group_registry's final function: completes the slot's registry
+ * (every row was registered: a plain aggregation's, or the merge of the
+ * partial ones), counts the users of every group, and returns the
+ * registry's snapshot.
+ */
+Datum
+uldp_registry_finalfn(PG_FUNCTION_ARGS)
 {
 	UldpGroupBound *bound;
 
-	if (PG_ARGISNULL(0))
-		elog(ERROR, "uldp.group_registered called without a slot");
 	if (IsParallelWorker())
-		elog(ERROR, "uldp.group_registered called in a parallel worker");
-	/* uldp 0.8's returned boolean */
-	if (get_func_rettype(fcinfo->flinfo->fn_oid) != BYTEAOID)
-		refuse_old_version();
-	bound = find_bound(PG_GETARG_INT64(0), fcinfo->flinfo->fn_mcxt);
-	if (!bound->complete)
-	{
-		/* the buffered pairs, then the pairs that this defers */
-		register_flush(bound);
-		register_flush(bound);
-		count_group_users(bound);
-		bound->complete = true;
-		bound->snapshot = build_snapshot(bound);
-	}
+		elog(ERROR, "uldp.group_registry can only finish in the leader");
+	bound = PG_ARGISNULL(0) ? call_registry(fcinfo) : (UldpGroupBound *) PG_GETARG_POINTER(0);
+	if (bound->slot == 0)
+		elog(ERROR, "uldp.group_registry finished a partial registry");
+	complete_registry(bound);
 	PG_RETURN_BYTEA_P(bound->snapshot);
+}
+
+/*
+ * uldp 0.8's group_register and group_registered, which its SQL declares
+ * (and the update to 0.9 drops): this library registers through
+ * group_registry, so they refuse.
+ */
+PG_FUNCTION_INFO_V1(uldp_group_register);
+
+Datum
+uldp_group_register(PG_FUNCTION_ARGS)
+{
+	refuse_old_version();
+	PG_RETURN_NULL();
+}
+
+PG_FUNCTION_INFO_V1(uldp_group_registered);
+
+Datum
+uldp_group_registered(PG_FUNCTION_ARGS)
+{
+	refuse_old_version();
+	PG_RETURN_NULL();
+}
+
+PG_FUNCTION_INFO_V1(uldp_group_key);
+
+/*
+ * uldp.group_key(slot bigint) returns bytea: the key of the slot's
+ * registry, which a parallel registration's workers need (the leader
+ * evaluates it, as an initplan, and passes its value to them).
+ */
+Datum
+uldp_group_key(PG_FUNCTION_ARGS)
+{
+	UldpGroupBound *bound;
+	bytea	   *key = palloc(VARHDRSZ + sizeof(bound->key));
+
+	if (PG_ARGISNULL(0))
+		elog(ERROR, "uldp.group_key called without a slot");
+	bound = find_bound(PG_GETARG_INT64(0), fcinfo->flinfo->fn_mcxt);
+	SET_VARSIZE(key, VARHDRSZ + sizeof(bound->key));
+	memcpy(VARDATA(key), bound->key, sizeof(bound->key));
+	PG_RETURN_BYTEA_P(key);
 }
 
 /*

@@ -24,6 +24,7 @@ extern UldpGroupBound *uldp_group_bound_for(int64 slot, int groups_per_user,
 											MemoryContext context, bool for_workers);
 extern double uldp_group_bound_bytes_per_row(int groups_per_user, double name_bytes);
 extern double uldp_group_bound_snapshot_bytes_per_row(void);
+extern double uldp_group_bound_partial_bytes_per_row(double name_bytes);
 extern int64 uldp_group_bound_next_slot(void);
 
 #endif							/* ULDP_GROUPBOUND_H */

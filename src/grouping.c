@@ -119,16 +119,13 @@ uldp_function(const char *name, int nargs, const Oid *argtypes)
 	return lookup_uldp_function(name, nargs, argtypes, false);
 }
 
-/* the arguments of uldp.group_registered: slot, whether every row was read */
-static const Oid registered_argtypes[] = {INT8OID, BOOLOID};
-
 /* the arguments of uldp.group_selected: users, epsilon, delta */
 static const Oid selection_argtypes[] = {ANYELEMENTOID, FLOAT8OID, FLOAT8OID};
 
-/* the arguments of group_register: slot, k, user, VARIADIC keys */
-static const Oid register_argtypes[] = {INT8OID, INT4OID, ANYELEMENTOID, ANYOID};
-
-/* of group_member and group_users: slot, k, registry, user, VARIADIC keys */
+/*
+ * The arguments of group_member and group_users: slot, k, registry, user,
+ * VARIADIC keys (group_registry's: the key in place of the registry)
+ */
 static const Oid lookup_argtypes[] = {INT8OID, INT4OID, BYTEAOID, ANYELEMENTOID, ANYOID};
 
 /* the argument of group_member and group_users that is the registry */
@@ -137,27 +134,20 @@ static const Oid lookup_argtypes[] = {INT8OID, INT4OID, BYTEAOID, ANYELEMENTOID,
 static Oid
 grouping_function_oid(const char *name)
 {
-	if (strcmp(name, "group_register") == 0)
-		return uldp_function(name, lengthof(register_argtypes), register_argtypes);
 	return uldp_function(name, lengthof(lookup_argtypes), lookup_argtypes);
 }
 
-/*
- * uldp.group_register(s, k, user, keys...), or group_member or group_users
- * (s, k, registry, user, keys...)
- */
+/* uldp.group_member or group_users (s, k, registry, user, keys...) */
 static Expr *
 grouping_call(const char *name, int64 slot, int k, Node *registry, Expr *user, List *keys)
 {
-	Oid			result = strcmp(name, "group_member") == 0 ? exprType((Node *) user) :
-		strcmp(name, "group_users") == 0 ? INT8OID : BOOLOID;
-	List	   *args = list_make2(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+	Oid			result = strcmp(name, "group_member") == 0 ? exprType((Node *) user) : INT8OID;
+	List	   *args = list_make3(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
 											Int64GetDatum(slot), false, FLOAT8PASSBYVAL),
 								  makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
-											Int32GetDatum(k), false, true));
+											Int32GetDatum(k), false, true),
+								  registry);
 
-	if (registry != NULL)
-		args = lappend(args, registry);
 	args = lappend(args, copyObject(user));
 	args = list_concat(args, copyObject(keys));
 	return (Expr *) makeFuncExpr(grouping_function_oid(name),
@@ -266,27 +256,53 @@ selection_aggref(Expr *users)
 							NULL, InvalidOid);
 }
 
+/* uldp.group_registry(slot, k, key, user, VARIADIC keys), or InvalidOid */
+static Oid
+registry_oid(bool missing_ok)
+{
+	return lookup_uldp_function("group_registry", lengthof(lookup_argtypes), lookup_argtypes,
+								missing_ok);
+}
+
+/* (SELECT uldp.group_key(s)) */
+static Node *
+key_reference(int64 slot)
+{
+	Query	   *read = makeNode(Query);
+	SubLink    *link = makeNode(SubLink);
+	Expr	   *key = (Expr *) makeFuncExpr(uldp_function("group_key", 1, (Oid[]) {INT8OID}),
+											BYTEAOID,
+											list_make1(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+																 Int64GetDatum(slot), false,
+																 FLOAT8PASSBYVAL)),
+											InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+
+	read->commandType = CMD_SELECT;
+	read->querySource = QSRC_ORIGINAL;
+	read->canSetTag = true;
+	read->jointree = makeFromExpr(NIL, NULL);
+	read->targetList = list_make1(makeTargetEntry(key, 1, pstrdup("key"), false));
+	link->subLinkType = EXPR_SUBLINK;
+	link->subselect = (Node *) read;
+	link->location = -1;
+	return (Node *) link;
+}
+
 /*
- * WITH uldp_groups_<s> AS MATERIALIZED (SELECT uldp.group_registered(s,
- *	(SELECT 1 FROM <the level's FROM> WHERE <its WHERE>
- *	 [AND key = ANY(public keys)] AND NOT uldp.group_register(...)) IS NULL)
- *	AS registry)
+ * WITH uldp_groups_<s> AS MATERIALIZED (
+ *	SELECT uldp.group_registry(s, k, (SELECT uldp.group_key(s)), user, keys)
+ *	AS registry FROM <the level's FROM> WHERE <its WHERE>
+ *	[AND key = ANY(public keys)])
  */
 static CommonTableExpr *
 registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *public)
 {
 	Query	   *scan = makeNode(Query);
-	Query	   *done = makeNode(Query);
-	SubLink    *scan_link = makeNode(SubLink);
 	CommonTableExpr *cte = makeNode(CommonTableExpr);
-	NullTest   *nothing = makeNode(NullTest);
 	Node	   *quals;
-	Expr	   *registered;
+	List	   *args;
+	Aggref	   *registry;
 
-	/*
-	 * The scan: every row of the level, none returned (so no LIMIT: the
-	 * planner plans it for reading every row, as it will)
-	 */
 	scan->commandType = CMD_SELECT;
 	scan->querySource = QSRC_ORIGINAL;
 	scan->canSetTag = true;
@@ -305,42 +321,23 @@ registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *pub
 		any->location = -1;
 		quals = make_and_qual(quals, (Node *) any);
 	}
-	scan->jointree->quals = make_and_qual(quals, (Node *) makeBoolExpr(NOT_EXPR,
-																	  list_make1(grouping_call("group_register", slot, k, NULL, user, keys)),
-																	  -1));
-	scan->targetList = list_make1(makeTargetEntry((Expr *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
-																	 Int32GetDatum(1), false, true),
-												  1, pstrdup("row"), false));
-	scan->hasSubLinks = query->hasSubLinks;
-	/* references to enclosing queries are two levels further away in it */
-	IncrementVarSublevelsUp((Node *) scan, 2, 1);
-	scan_link->subLinkType = EXPR_SUBLINK;
-	scan_link->subselect = (Node *) scan;
-	scan_link->location = -1;
-
-	/* then: uldp.group_registered(s, (scan) IS NULL) */
-	nothing->arg = (Expr *) scan_link;
-	nothing->nulltesttype = IS_NULL;
-	nothing->argisrow = false;
-	nothing->location = -1;
-	registered = (Expr *) makeFuncExpr(uldp_function("group_registered", lengthof(registered_argtypes),
-													 registered_argtypes),
-									   BYTEAOID,
-									   list_make2(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
-															Int64GetDatum(slot), false,
-															FLOAT8PASSBYVAL),
-												  nothing),
-									   InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
-	done->commandType = CMD_SELECT;
-	done->querySource = QSRC_ORIGINAL;
-	done->canSetTag = true;
-	done->jointree = makeFromExpr(NIL, NULL);
-	done->targetList = list_make1(makeTargetEntry(registered, 1, pstrdup("registry"), false));
-	done->hasSubLinks = true;
+	scan->jointree->quals = quals;
+	args = list_make3(makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(slot),
+								false, FLOAT8PASSBYVAL),
+					  makeConst(INT4OID, -1, InvalidOid, sizeof(int32), Int32GetDatum(k), false, true),
+					  key_reference(slot));
+	args = lappend(args, copyObject(user));
+	args = list_concat(args, copyObject(keys));
+	registry = uldp_make_aggref(registry_oid(false), BYTEAOID, args, NULL, InvalidOid);
+	scan->targetList = list_make1(makeTargetEntry((Expr *) registry, 1, pstrdup("registry"), false));
+	scan->hasAggs = true;
+	scan->hasSubLinks = true;
+	/* references to enclosing queries are one level further away in it */
+	IncrementVarSublevelsUp((Node *) scan, 1, 1);
 
 	cte->ctename = psprintf("uldp_groups_%lld", (long long) slot);
 	cte->ctematerialized = CTEMaterializeAlways;
-	cte->ctequery = (Node *) done;
+	cte->ctequery = (Node *) scan;
 	cte->location = -1;
 	cte->ctecolnames = list_make1(makeString(pstrdup("registry")));
 	cte->ctecoltypes = list_make1_oid(BYTEAOID);
@@ -586,7 +583,7 @@ uldp_grouping_rewrite(Query *query)
 		keys = lappend(keys, key);
 	}
 
-	if (!OidIsValid(lookup_uldp_function("group_member", lengthof(lookup_argtypes), lookup_argtypes, true)))
+	if (!OidIsValid(registry_oid(true)))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("grouped uldp releases need the functions of uldp 0.9"),
@@ -671,30 +668,13 @@ uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k, List **key_
 	return true;
 }
 
-/* Does "expr" call uldp.group_registered(slot, ...)? */
-static bool
-calls_registered(Node *node, int64 *slot)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, FuncExpr) &&
-		((FuncExpr *) node)->funcid == uldp_function("group_registered", lengthof(registered_argtypes),
-													 registered_argtypes))
-	{
-		Const	   *arg = linitial(((FuncExpr *) node)->args);
-
-		return IsA(arg, Const) && !arg->constisnull && DatumGetInt64(arg->constvalue) == *slot;
-	}
-	return expression_tree_walker(node, calls_registered, (void *) slot);
-}
-
 /*
  * Is "registry" the output of an initplan that reads the registration of
- * slot "slot": (SELECT registry FROM uldp_groups_<s>), whose CTE calls
- * uldp.group_registered(slot) on the result of the scan that registers
- * every row?  Then every call that takes it runs after the registration:
- * PostgreSQL evaluates an initplan before the first expression that reads
- * its output (or, in a parallel plan, before the workers start).
+ * slot "slot": (SELECT registry FROM uldp_groups_<s>), whose CTE is the
+ * aggregate uldp.group_registry(slot, ...) over every row of the level?
+ * Then every call that takes it runs after the registration: PostgreSQL
+ * evaluates an initplan before the first expression that reads its output
+ * (or, in a parallel plan, before the workers start).
  */
 static bool
 reads_registration(Node *registry, int64 slot, EState *estate)
@@ -703,6 +683,9 @@ reads_registration(Node *registry, int64 slot, EState *estate)
 	SubPlanState *initplan;
 	CteScan    *scan;
 	Plan	   *cte;
+	TargetEntry *entry;
+	Aggref	   *aggref;
+	Const	   *aggref_slot;
 
 	if (!IsA(param, Param) || param->paramkind != PARAM_EXEC ||
 		param->paramid < 0 || param->paramid >= list_length(estate->es_plannedstmt->paramExecTypes))
@@ -715,9 +698,52 @@ reads_registration(Node *registry, int64 slot, EState *estate)
 	if (scan->ctePlanId < 1 || scan->ctePlanId > list_length(estate->es_plannedstmt->subplans))
 		return false;
 	cte = list_nth(estate->es_plannedstmt->subplans, scan->ctePlanId - 1);
-	return cte != NULL && IsA(cte, Result) && outerPlan(cte) == NULL &&
-		list_length(cte->targetlist) == 1 &&
-		calls_registered((Node *) linitial_node(TargetEntry, cte->targetlist)->expr, &slot);
+	if (cte == NULL || !IsA(cte, Agg) || ((Agg *) cte)->aggstrategy != AGG_PLAIN ||
+		DO_AGGSPLIT_SKIPFINAL(((Agg *) cte)->aggsplit) || list_length(cte->targetlist) != 1)
+		return false;
+	entry = linitial_node(TargetEntry, cte->targetlist);
+	if (!IsA(entry->expr, Aggref) || ((Aggref *) entry->expr)->aggfnoid != registry_oid(false))
+		return false;
+	aggref = uldp_original_aggref(cte, (Aggref *) entry->expr);
+	aggref_slot = (Const *) linitial_node(TargetEntry, aggref->args)->expr;
+	return IsA(aggref_slot, Const) && !aggref_slot->constisnull &&
+		DatumGetInt64(aggref_slot->constvalue) == slot;
+}
+
+/* uldp.group_registry, or InvalidOid in an extension older than 0.9 */
+Oid
+uldp_registry_oid(void)
+{
+	return registry_oid(true);
+}
+
+/*
+ * Is "agg" the registration of a grouped release (uldp.group_registry)?
+ * Then *k and *key_types receive its bound and the types of its keys.
+ */
+bool
+uldp_grouping_registration(AggState *agg, int *k, List **key_types)
+{
+	Oid			registry = registry_oid(true);
+
+	for (int i = 0; i < agg->numaggs; i++)
+	{
+		Aggref	   *aggref = uldp_original_aggref(agg->ss.ps.plan, agg->peragg[i].aggref);
+		Const	   *k_arg;
+		ListCell   *lc;
+
+		if (!OidIsValid(registry) || aggref->aggfnoid != registry)
+			continue;
+		k_arg = (Const *) lsecond_node(TargetEntry, aggref->args)->expr;
+		if (!IsA(k_arg, Const) || k_arg->constisnull)
+			return false;
+		*k = DatumGetInt32(k_arg->constvalue);
+		*key_types = NIL;
+		for_each_from(lc, aggref->args, REGISTRY_ARG + 2)
+			*key_types = lappend_oid(*key_types, exprType((Node *) lfirst_node(TargetEntry, lc)->expr));
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -735,7 +761,7 @@ uldp_grouping_registered_first(AggState *agg, int64 slot, Oid extension)
 		return true;
 	for (int i = 0; i < agg->numaggs; i++)
 	{
-		Aggref	   *aggref = uldp_original_aggref(agg, agg->peragg[i].aggref);
+		Aggref	   *aggref = uldp_original_aggref(agg->ss.ps.plan, agg->peragg[i].aggref);
 		FuncExpr   *call;
 
 		if (getExtensionOfObject(ProcedureRelationId, aggref->aggfnoid) != extension)

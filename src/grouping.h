@@ -13,8 +13,10 @@
 
 extern void uldp_grouping_rewrite(Query *query);
 extern Oid	uldp_selection_oid(void);
+extern Oid	uldp_registry_oid(void);
 extern bool uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k,
 							  List **key_types);
 extern bool uldp_grouping_registered_first(AggState *agg, int64 slot, Oid extension);
+extern bool uldp_grouping_registration(AggState *agg, int *k, List **key_types);
 
 #endif							/* ULDP_GROUPING_H */

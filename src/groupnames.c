@@ -22,7 +22,6 @@
 #include "utils/memutils.h"
 
 #include "groupnames.h"
-#include "random.h"
 #include "tablemem.h"
 #include "userstate.h"
 
@@ -112,14 +111,18 @@ uldp_group_names_bytes_per_name(double name_bytes)
 	return sizeof(GroupName) / ULDP_HASH_FILLFACTOR * 2 + 3 * name_bytes;
 }
 
+/*
+ * An empty set of names, hashed with a secret "seed" (so that no choice of
+ * keys can make their lookups slow).
+ */
 UldpGroupNames *
-uldp_group_names_create(MemoryContext context)
+uldp_group_names_create(MemoryContext context, uint64 seed)
 {
 	UldpGroupNames *names = MemoryContextAllocZero(context, sizeof(UldpGroupNames));
 
 	names->context = context;
 	names->table = group_names_create(context, 64, names);
-	names->seed = uldp_random_u64();
+	names->seed = seed;
 	return names;
 }
 

@@ -15,7 +15,7 @@ typedef struct UldpGroupNames UldpGroupNames;
 /* what uldp_group_names_find returns for a name never added */
 #define ULDP_NO_GROUP PG_UINT32_MAX
 
-extern UldpGroupNames *uldp_group_names_create(MemoryContext context);
+extern UldpGroupNames *uldp_group_names_create(MemoryContext context, uint64 seed);
 extern uint32 uldp_group_names_add(UldpGroupNames *names, const char *name, uint32 length);
 extern uint32 uldp_group_names_find(UldpGroupNames *names, const char *name, uint32 length);
 extern uint32 uldp_group_names_count(const UldpGroupNames *names);

@@ -224,10 +224,8 @@ input_plan(Plan *plan)
  * makes the parameters available even when every partial state is empty.
  */
 Aggref *
-uldp_original_aggref(AggState *aggstate, Aggref *aggref)
+uldp_original_aggref(Plan *plan, Aggref *aggref)
 {
-	Plan	   *plan = aggstate->ss.ps.plan;
-
 	while (DO_AGGSPLIT_COMBINE(aggref->aggsplit))
 	{
 		Expr	   *arg = linitial_node(TargetEntry, aggref->args)->expr;
@@ -265,7 +263,7 @@ uldp_call_constants(AggState *aggstate, Aggref *aggref, int first,
 	const char *function;
 	ListCell   *cell;
 
-	aggref = uldp_original_aggref(aggstate, aggref);
+	aggref = uldp_original_aggref(aggstate->ss.ps.plan, aggref);
 	function = get_func_name(aggref->aggfnoid);
 	nvalues = 0;
 

@@ -59,7 +59,7 @@ extern int	uldp_aggref_constants(FunctionCallInfo fcinfo, int first,
 								  Datum *values, bool *nulls, int max);
 extern void uldp_params_from_args(FunctionCallInfo fcinfo, int first,
 								  UldpParams *params);
-extern Aggref *uldp_original_aggref(AggState *aggstate, Aggref *aggref);
+extern Aggref *uldp_original_aggref(Plan *plan, Aggref *aggref);
 extern int	uldp_user_argument(Oid aggfnoid);
 extern char *uldp_aggregate_support_name(Oid aggfnoid, bool final);
 extern Aggref *uldp_make_aggref(Oid aggfnoid, Oid result_type, List *args, Expr *filter,

@@ -406,7 +406,7 @@ prepare_grouping(AggState *aggstate, ReleaseNode *node, Oid extension)
 		refuse_grouping("Grouped releases aggregate plain groups.");
 	for (int i = 0; i < aggstate->numaggs; i++)
 	{
-		Aggref	   *aggref = uldp_original_aggref(aggstate, aggstate->peragg[i].aggref);
+		Aggref	   *aggref = uldp_original_aggref(aggstate->ss.ps.plan, aggstate->peragg[i].aggref);
 		int64		aggref_slot;
 		int			k;
 		List	   *key_types;
@@ -432,6 +432,41 @@ prepare_grouping(AggState *aggstate, ReleaseNode *node, Oid extension)
 												 node->group_parallel);
 }
 
+/*
+ * The registration of a grouped release (grouping.c): no release, nothing to
+ * charge.  Its registry is counted with its release, but the partial
+ * registries of a parallel registration (in the leader and in each worker)
+ * are counted here, and one that could not be passed from a worker is
+ * refused before reading.
+ */
+static void
+prepare_registration(AggState *aggstate, PrepareContext *context, int k, List *key_types)
+{
+	RowBound	bound = {0};
+	double		name_bytes = uldp_group_bound_name_bytes(key_types);
+	double		partial_bytes = uldp_group_bound_partial_bytes_per_row(name_bytes);
+
+	if (!DO_AGGSPLIT_SERIALIZE(aggstate->aggsplit))
+		return;
+	row_bound_walker((PlanState *) aggstate, &bound);
+	if (bound.table == NULL)
+		return;
+	context->bounded_bytes += bound.rows *
+		(uldp_group_bound_bytes_per_row(k, name_bytes) + partial_bytes);
+	if (context->bounded_bytes > (double) uldp_max_state_memory * 1024)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the registration of a grouped release could need %.0f MB of memory on \"%s\", more than uldp.max_state_memory (%d kB)",
+						context->bounded_bytes / (1024 * 1024), bound.table, uldp_max_state_memory),
+				 errhint("A superuser can raise uldp.max_state_memory; the bound depends only on public facts, never on the rows.")));
+	if (bound.rows * partial_bytes > (double) MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the registration of a grouped release in a parallel plan could pass a partial registry of %.0f MB from \"%s\", more than the 1 GB a worker can pass",
+						bound.rows * partial_bytes / (1024 * 1024), bound.table),
+				 errhint("Run it without parallel workers (SET max_parallel_workers_per_gather = 0); the bound depends only on the table's size, never on the rows.")));
+}
+
 /* Finds, validates and plans the uldp aggregates of one Agg node. */
 static void
 prepare_agg(AggState *aggstate, PrepareContext *context)
@@ -439,9 +474,24 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 	Agg		   *agg = (Agg *) aggstate->ss.ps.plan;
 	ReleaseNode *node = NULL;
 	int			first_release = -1;
+	int			k;
+	List	   *key_types;
 
 	if (find_node((PlanState *) aggstate) != NULL)
 		return;
+	if (uldp_grouping_registration(aggstate, &k, &key_types))
+	{
+		/* uldp's rewrite computes it alone, in its own query */
+		for (int i = 0; i < aggstate->numaggs; i++)
+			if (extension_member(aggstate->peragg[i].aggref->aggfnoid, uldp_extension(context)) &&
+				aggstate->peragg[i].aggref->aggfnoid != uldp_registry_oid())
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("uldp.group_registry runs only inside the grouped releases that uldp rewrites"),
+						 errhint("Group by the keys whose groups you want: uldp registers them itself.")));
+		prepare_registration(aggstate, context, k, key_types);
+		return;
+	}
 	for (int i = 0; i < aggstate->numaggs; i++)
 	{
 		AggStatePerAgg peragg = &aggstate->peragg[i];
@@ -451,7 +501,7 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 			continue;
 		/* partition selection reads the users of each group from group_users */
 		if (peragg->aggref->aggfnoid == uldp_selection_oid() &&
-			!uldp_grouped_call(uldp_original_aggref(aggstate, peragg->aggref),
+			!uldp_grouped_call(uldp_original_aggref(aggstate->ss.ps.plan, peragg->aggref),
 							   uldp_user_argument(peragg->aggref->aggfnoid), NULL, NULL, NULL))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

@@ -9,7 +9,7 @@ LOAD 'uldp';
 -- a role with nothing but PUBLIC's privileges
 CREATE ROLE uldp_tap_api_nobody NOLOGIN;
 
-SELECT plan(150);
+SELECT plan(152);
 
 -- ---------------------------------------------------------------------------
 -- aggregates (public schema): 3 arities x 2, polymorphic user id
@@ -201,10 +201,12 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    'quantile_deserialfn', 'quantile_finalfn',
                                    'ldp_round', 'ldp_round_info', 'ldp_report', 'ldp_submit', 'ldp_result',
                                    'ldp_sgd_step', 'ldp_ingest', 'shuffle_epsilon',
-                                   'group_register', 'group_member', 'group_users', 'selection_transfn',
+                                   'group_key', 'registry_transfn', 'registry_combinefn', 'registry_serialfn',
+                                   'registry_deserialfn', 'registry_finalfn', 'group_registry',
+                                   'group_member', 'group_users', 'selection_transfn',
                                    'selection_combinefn', 'selection_serialfn', 'selection_deserialfn',
                                    'selection_finalfn', 'group_selected',
-                                   'group_registered', 'set_public_groups',
+                                   'set_public_groups',
                                    'user_merge_transfn', 'user_dp_mean', 'user_dp_sum', 'user_dp_count',
                                    'user_dp_mean_ci', 'user_dp_sum_ci', 'user_dp_count_ci', 'user_dp_range'],
     'schema uldp has exactly the expected functions');
@@ -222,10 +224,14 @@ SELECT is((SELECT count(*) FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfn
 -- the grouped rewrite's functions (0.8, 0.9): called in every role's rewritten grouped releases,
 -- so executable by PUBLIC and volatile; registration writes the leader's registry (parallel
 -- restricted), the calls that read its snapshot run in parallel workers too (parallel safe)
-SELECT has_function('uldp', 'group_register', ARRAY['bigint', 'integer', 'anyelement', '"any"'],
-    'uldp.group_register(slot, k, user_id, VARIADIC keys) exists');
-SELECT function_returns('uldp', 'group_register', ARRAY['bigint', 'integer', 'anyelement', '"any"'], 'boolean',
-    'uldp.group_register returns boolean');
+SELECT is_aggregate('uldp', 'group_registry', ARRAY['bigint', 'integer', 'bytea', 'anyelement', '"any"'],
+    'uldp.group_registry(slot, k, key, user_id, VARIADIC keys) is an aggregate');
+SELECT is((SELECT a.aggtransfn::regproc::text || ' ' || a.aggcombinefn::regproc::text || ' ' || a.aggfinalfn::regproc::text
+                  || ' ' || a.aggfinalmodify::text || ' ' || p.proparallel::text || ' ' || p.prorettype::regtype::text
+           FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+           WHERE p.oid = 'uldp.group_registry(bigint, int, bytea, anyelement, "any")'::regprocedure),
+    'uldp.registry_transfn uldp.registry_combinefn uldp.registry_finalfn w s bytea',
+    'uldp.group_registry registers in parallel (partial registries merged in the leader) and returns the registry''s snapshot');
 SELECT has_function('uldp', 'group_member', ARRAY['bigint', 'integer', 'bytea', 'anyelement', '"any"'],
     'uldp.group_member(slot, k, registry, user_id, VARIADIC keys) exists');
 SELECT function_returns('uldp', 'group_member', ARRAY['bigint', 'integer', 'bytea', 'anyelement', '"any"'], 'anyelement',
@@ -233,9 +239,9 @@ SELECT function_returns('uldp', 'group_member', ARRAY['bigint', 'integer', 'byte
 SELECT is((SELECT array_agg(p.proname || '/' || p.provolatile::text || p.proparallel::text || '/' || p.provariadic::regtype::text
                             ORDER BY p.proname)
            FROM pg_proc p WHERE p.pronamespace = 'uldp'::regnamespace
-             AND p.proname IN ('group_register', 'group_member', 'group_users')),
-    ARRAY['group_member/vs/"any"', 'group_register/vr/"any"', 'group_users/vs/"any"'],
-    'group_register (parallel restricted), group_member and group_users (parallel safe) are volatile and variadic "any"');
+             AND p.proname IN ('group_member', 'group_users')),
+    ARRAY['group_member/vs/"any"', 'group_users/vs/"any"'],
+    'group_member and group_users are volatile, parallel safe (they read the snapshot their argument passes) and variadic "any"');
 SELECT is_aggregate('uldp', 'group_selected', ARRAY['anyelement', 'double precision', 'double precision'],
     'uldp.group_selected(user_id, epsilon, delta) is an aggregate');
 SELECT is((SELECT a.aggtransfn::regprocedure::text || ' ' || a.aggfinalfn::regproc::text || ' ' || a.aggfinalmodify::text
@@ -247,7 +253,8 @@ SELECT is((SELECT a.aggtransfn::regprocedure::text || ' ' || a.aggfinalfn::regpr
 SELECT throws_ok($$SELECT uldp.group_selected(1, 1, 1e-8)$$, NULL,
     'uldp.group_selected runs only inside the grouped releases that uldp rewrites',
     'uldp.group_selected called by hand, where it would count rows, is refused before reading');
-SELECT ok(has_function_privilege('uldp_tap_api_nobody', 'uldp.group_register(bigint, int, anyelement, "any")', 'EXECUTE')
+SELECT ok(has_function_privilege('uldp_tap_api_nobody', 'uldp.group_registry(bigint, int, bytea, anyelement, "any")', 'EXECUTE')
+          AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_key(bigint)', 'EXECUTE')
           AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_member(bigint, int, bytea, anyelement, "any")', 'EXECUTE')
           AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_users(bigint, int, bytea, anyelement, "any")', 'EXECUTE')
           AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_selected(anyelement, float8, float8)', 'EXECUTE'),
@@ -256,11 +263,16 @@ SELECT throws_ok($$SELECT uldp.group_member(123456789, 1, NULL, 1, 'a')$$, NULL,
     'uldp grouped release 123456789 was not prepared', 'uldp.group_member refuses a slot that no grouped release prepared');
 SELECT throws_ok($$SELECT uldp.group_users(123456789, 1, NULL, 1, 'a')$$, NULL,
     'uldp grouped release 123456789 was not prepared', 'uldp.group_users refuses a slot that no grouped release prepared');
-SELECT throws_ok($$SELECT uldp.group_register(123456789, 1, 1, 'a')$$, NULL,
-    'uldp grouped release 123456789 was not prepared', 'uldp.group_register refuses a slot that no grouped release prepared');
+SELECT throws_ok($$SELECT uldp.group_registry(123456789, 1, NULL, 1, 'a')$$, NULL,
+    'uldp grouped release 123456789 was not prepared', 'uldp.group_registry refuses a slot that no grouped release prepared');
+SELECT throws_ok($$SELECT uldp.group_registry(1, 1, NULL, 1, 'a'), user_dp_count(1, 1.0)$$, NULL,
+    'uldp.group_registry runs only inside the grouped releases that uldp rewrites',
+    'uldp.group_registry beside a release is refused before reading');
+SELECT throws_ok($$SELECT uldp.group_key(123456789)$$, NULL,
+    'uldp grouped release 123456789 was not prepared', 'uldp.group_key refuses a slot that no grouped release prepared');
 SELECT is((SELECT p.provolatile::text || p.proparallel::text || ' ' || p.prorettype::regtype::text
-           FROM pg_proc p WHERE p.oid = 'uldp.group_registered(bigint, boolean)'::regprocedure),
-    'vr bytea', 'uldp.group_registered, the end of the registration, is volatile, parallel restricted and returns the registry''s snapshot');
+           FROM pg_proc p WHERE p.oid = 'uldp.group_key(bigint)'::regprocedure),
+    'vr bytea', 'uldp.group_key, the key the registration passes to parallel workers, is volatile and parallel restricted');
 -- public keys are the table owner's declaration: revoked from PUBLIC, like protect_table
 SELECT has_function('uldp', 'set_public_groups', ARRAY['regclass', 'name', 'anyarray'],
     'uldp.set_public_groups(tab, col, keys) exists');
