@@ -9,9 +9,9 @@
  * query, each given the release's slot (a constant that names it), k, the
  * user id and the grouping keys:
  *
- *	- uldp.group_register(...) in WHERE, evaluated on every row that passes
- *	  the query's filters, while the rows are read, records the row's group
- *	  for its user;
+ *	- the aggregate uldp.group_registry(...), over the level's rows in a CTE
+ *	  of its own, records each row's group for its user and returns the
+ *	  registry's snapshot;
  *	- uldp.group_member(...) replaces the user argument of every uldp
  *	  aggregate of the query level: it returns the user id when the row's
  *	  group is one its user keeps, and NULL otherwise, which every uldp
@@ -19,11 +19,17 @@
  *	- uldp.group_users(...) is the argument of the level's partition
  *	  selection (selection.c): the number of users that keep the row's group.
  *
- * The executor runs the aggregates only after every row was registered:
- * registration is a subquery of its own, with the level's FROM and WHERE,
- * run once before the first row is aggregated, which ends with
- * uldp.group_registered() (grouping.c; the plan is checked before the
- * statement runs, statement.c).  Until then group_member keeps nobody.
+ * group_member and group_users take the snapshot as an argument (an
+ * initplan that reads the CTE), so they run only after every row was
+ * registered (grouping.c; the plan is checked before the statement runs,
+ * statement.c).  The leader reads its registry itself; parallel workers
+ * read the snapshot, which then holds the key, the dropped values and each
+ * group's count of users.  In a parallel registration every process
+ * records its rows into a partial registry under the registry's key (which
+ * uldp.group_key passes to the workers), and the leader merges them into
+ * the registry: a user's k smallest values are the k smallest of its
+ * partial k smallest, and a value a process dropped had k smaller ones of
+ * the same user there, so it is dropped in the merge too.
  *
  * Which groups a user keeps: a keyed pseudorandom function (SipHash-2-4,
  * with a key drawn from uldp's random source for every run) gives each

@@ -11,9 +11,8 @@
  * becomes
  *
  *	WITH uldp_groups_<s> AS MATERIALIZED (
- *		SELECT uldp.group_registered(s,
- *			(SELECT 1 FROM t WHERE f AND NOT uldp.group_register(s, k, user_id, keys))
- *			IS NULL) AS registry)
+ *		SELECT uldp.group_registry(s, k, (SELECT uldp.group_key(s)), user_id, keys)
+ *		AS registry FROM t WHERE f)
  *	SELECT keys, agg(x, uldp.group_member(s, k, R, user_id, keys), eps)
  *	FROM t
  *	WHERE f
@@ -27,7 +26,7 @@
  * uldp.group_selection_epsilon and _delta, read now: a prepared statement
  * keeps the values it was planned with.
  *
- *	- group_register and group_member (groupbound.c) keep every user in at
+ *	- group_registry and group_member (groupbound.c) keep every user in at
  *	  most k groups, a uniformly random subset of its groups;
  *	- group_selected (selection.c) lets a group appear only if a noisy
  *	  count of its users passes a threshold derived from delta; the count,
@@ -41,26 +40,21 @@
  * argument of every call that decides a row's groups, and PostgreSQL
  * evaluates an initplan before the first expression that reads its output,
  * so every row is registered before the first one is aggregated, whatever
- * the plan: hashed or sorted, serial or parallel.  In a parallel plan the
- * leader evaluates R before it starts the workers and passes its value to
- * them, and the aggregation runs in every process: R is the registry's
- * snapshot, all that group_member and group_users need (groupbound.c).
- * The registration's scan returns no row (NOT of group_register, which is
- * always true: never the error of a subquery that returns two rows), so it
- * reads every row of the level, and group_registered, whose argument is
- * the scan's result, runs after it; no row leaves the scan, so registering
- * costs no executor node per row.  The registration writes the leader's
- * registry, so it runs in the leader (its functions are parallel
- * restricted).  statement.c checks the plan before the statement runs.
+ * the plan: hashed or sorted, serial or parallel.  Both halves may run in
+ * parallel: the registration as any aggregate (partial registries, under
+ * the key that the initplan (SELECT uldp.group_key(s)) passes to the
+ * workers, merged in the leader), then the aggregation, whose workers
+ * receive R from the leader before they start: the registry's snapshot, all
+ * that group_member and group_users need there (groupbound.c).
+ * statement.c checks the plan before the statement runs.
  *
  * Public keys.  When the level groups by one column whose keys the table's
  * owner declared public (uldp.set_public_groups, protect.c), exactly those
  * groups appear, empty ones included, and choosing them costs nothing:
  *
  *	WITH uldp_groups_<s> AS MATERIALIZED (
- *		SELECT uldp.group_registered(s,
- *			(SELECT 1 FROM t WHERE f AND t.c = ANY(<public keys>)
- *			 AND NOT group_register(...)) IS NULL) AS registry)
+ *		SELECT uldp.group_registry(s, k, (SELECT uldp.group_key(s)), user_id, t.c)
+ *		AS registry FROM t WHERE f AND t.c = ANY(<public keys>))
  *	SELECT k.key, agg(x, uldp.group_member(s, k, R, user_id, t.c), eps)
  *	FROM (VALUES <public keys>) k(key) LEFT JOIN t ON t.c = k.key AND f
  *	WHERE <clauses without columns>
@@ -708,6 +702,20 @@ reads_registration(Node *registry, int64 slot, EState *estate)
 	aggref_slot = (Const *) linitial_node(TargetEntry, aggref->args)->expr;
 	return IsA(aggref_slot, Const) && !aggref_slot->constisnull &&
 		DatumGetInt64(aggref_slot->constvalue) == slot;
+}
+
+/* Is "query" a registration that uldp_grouping_rewrite made? */
+bool
+uldp_grouping_is_registration(Query *query)
+{
+	TargetEntry *entry;
+
+	if (query->commandType != CMD_SELECT || list_length(query->targetList) != 1 ||
+		query->groupClause != NIL)
+		return false;
+	entry = linitial_node(TargetEntry, query->targetList);
+	return IsA(entry->expr, Aggref) && OidIsValid(registry_oid(true)) &&
+		((Aggref *) entry->expr)->aggfnoid == registry_oid(true);
 }
 
 /* uldp.group_registry, or InvalidOid in an extension older than 0.9 */

@@ -14,6 +14,7 @@
 extern void uldp_grouping_rewrite(Query *query);
 extern Oid	uldp_selection_oid(void);
 extern Oid	uldp_registry_oid(void);
+extern bool uldp_grouping_is_registration(Query *query);
 extern bool uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k,
 							  List **key_types);
 extern bool uldp_grouping_registered_first(AggState *agg, int64 slot, Oid extension);

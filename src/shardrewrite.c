@@ -102,6 +102,7 @@
 #include "params.h"
 #include "protect.h"
 #include "rowbound.h"
+#include "grouping.h"
 #include "shardgroups.h"
 #include "shardquery.h"
 #include "shardrewrite.h"
@@ -582,7 +583,8 @@ uldp_shard_rewrite(Query *query, Index varno, List *checks, bool gated,
 	ListCell   *lc;
 
 	*reason = NULL;
-	if (!rewrites->enabled || !query->hasAggs ||
+	/* a grouped release's registration (grouping.c) is no release */
+	if (!rewrites->enabled || !query->hasAggs || uldp_grouping_is_registration(query) ||
 		!(uldp_aggregate_walker((Node *) query->targetList, &uldp) ||
 		  uldp_aggregate_walker(query->havingQual, &uldp)))
 		return false;
