@@ -5,31 +5,18 @@
  *	  a user found in more than k = uldp.max_groups_per_user groups keeps a
  *	  uniformly random k of them.
  *
- * The grouped rewrite (grouping.c) adds three calls to a grouped release's
- * query, each given the release's slot (a constant that names it), k, the
- * user id and the grouping keys:
- *
- *	- the aggregate uldp.group_registry(...), over the level's rows in a CTE
- *	  of its own, records each row's group for its user and returns the
- *	  registry's snapshot;
- *	- uldp.group_member(...) replaces the user argument of every uldp
- *	  aggregate of the query level: it returns the user id when the row's
- *	  group is one its user keeps, and NULL otherwise, which every uldp
- *	  aggregate skips;
- *	- uldp.group_users(...) is the argument of the level's partition
- *	  selection (selection.c): the number of users that keep the row's group.
- *
- * group_member and group_users take the snapshot as an argument (an
- * initplan that reads the CTE), so they run only after every row was
- * registered (grouping.c; the plan is checked before the statement runs,
- * statement.c).  The leader reads its registry itself; parallel workers
- * read the snapshot, which then holds the key, the dropped values and each
- * group's count of users.  In a parallel registration every process
- * records its rows into a partial registry under the registry's key (which
- * uldp.group_key passes to the workers), and the leader merges them into
- * the registry: a user's k smallest values are the k smallest of its
- * partial k smallest, and a value a process dropped had k smaller ones of
- * the same user there, so it is dropped in the merge too.
+ * The registry of a grouped release (its calls are in groupcalls.c): the
+ * pairs of users and groups that registration recorded, and which of them
+ * each user keeps.  It is made when the statement starts (statement.c),
+ * filled by the aggregate uldp.group_registry and completed by its final
+ * function, then read by group_member and group_users: in the leader
+ * itself, in parallel workers through its snapshot, which then holds the
+ * key, the dropped values and each group's count of users.  In a parallel
+ * registration every process records its rows into a partial registry
+ * under the registry's key, and the leader merges them into the registry:
+ * a user's k smallest values are the k smallest of its partial k smallest,
+ * and a value a process dropped had k smaller ones of the same user there,
+ * so it is dropped in the merge too.
  *
  * Which groups a user keeps: a keyed pseudorandom function (SipHash-2-4,
  * with a key drawn from uldp's random source for every run) gives each
@@ -60,19 +47,12 @@
  */
 #include "postgres.h"
 
-#include "access/detoast.h"
 #include "port/pg_bitutils.h"
-#include "access/parallel.h"
-#include "executor/nodeAgg.h"
-#include "fmgr.h"
-#include "lib/stringinfo.h"
-#include "catalog/pg_type.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "groupbound.h"
 #include "groupnames.h"
-#include "params.h"
 #include "radixsort.h"
 #include "random.h"
 #include "siphash.h"
@@ -178,12 +158,6 @@ struct UldpGroupBound
 	bool		for_workers;	/* parallel workers read it: snapshot in full */
 	bytea	   *snapshot;		/* once complete: group_registered's result */
 	uint64		key[2];			/* of the pseudorandom function */
-	/*
-	 * group_member's last answer: the aggregates of a row ask about the same
-	 * pair one after the other
-	 */
-	StringInfoData last_pair;
-	bool		last_kept;
 	UldpGroupBound *next;
 };
 
@@ -198,13 +172,10 @@ uldp_group_bound_next_slot(void)
 	return ++last_slot;
 }
 
-/* keys up to this many bytes name a group as they are; longer ones by a hash */
-#define INLINE_KEY_BYTES 64
-
 /*
  * The longest name of a group with keys of these types (see pair_bytes):
  * per key a NULL flag and its bytes, a variable-length key its length and at
- * most INLINE_KEY_BYTES.
+ * most ULDP_GROUP_INLINE_KEY_BYTES.
  */
 double
 uldp_group_bound_name_bytes(List *key_types)
@@ -219,7 +190,7 @@ uldp_group_bound_name_bytes(List *key_types)
 
 		get_typlenbyval(lfirst_oid(lc), &typlen, &byval);
 		bytes += 1 + (byval ? sizeof(Datum) :
-					  typlen > 0 ? typlen : sizeof(uint32) + INLINE_KEY_BYTES);
+					  typlen > 0 ? typlen : sizeof(uint32) + ULDP_GROUP_INLINE_KEY_BYTES);
 	}
 	return bytes;
 }
@@ -280,15 +251,6 @@ bound_init(UldpGroupBound *bound, uint64 names_seed)
 	bound->ndeferred = 0;
 	bound->complete = false;
 	bound->group_users = NULL;
-	/* the memo starts empty: no pair has a negative length */
-	{
-		MemoryContext old = MemoryContextSwitchTo(bound->context);
-
-		initStringInfo(&bound->last_pair);
-		MemoryContextSwitchTo(old);
-	}
-	bound->last_pair.len = -1;
-	bound->last_kept = false;
 }
 
 /*
@@ -334,8 +296,8 @@ uldp_group_bound_create(int64 slot, int groups_per_user, MemoryContext context)
  * call (or an ancestor of it).  Two runs of one plan (two cursors of one
  * prepared statement) share the slot, never a registry.
  */
-static UldpGroupBound *
-find_bound(int64 slot, MemoryContext call_context)
+UldpGroupBound *
+uldp_group_bound_find(int64 slot, MemoryContext call_context)
 {
 	for (MemoryContext context = call_context; context != NULL; context = context->parent)
 		for (UldpGroupBound *bound = bounds; bound != NULL; bound = bound->next)
@@ -348,21 +310,9 @@ find_bound(int64 slot, MemoryContext call_context)
 	return NULL;
 }
 
-/* entries of a call site's memo of group numbers */
-#define GROUP_MEMO_SIZE 16
-
-/* a by-value key and its group's number */
-typedef struct GroupMemo
-{
-	bool		valid;
-	Datum		key;
-	uint32		group;
-	int64		users;			/* group_users: the users that keep it */
-} GroupMemo;
-
 /*
- * A registry's snapshot: group_registered's result, the value that
- * group_member and group_users receive.  The leader reads its registry
+ * A registry's snapshot: what uldp_group_bound_complete returns, the value
+ * that group_member and group_users receive.  The leader reads its registry
  * itself, so its snapshot only names it (ndropped = -1); in a parallel plan
  * the snapshot holds what the workers need (PostgreSQL passes the values of
  * initplans to them): after this header, the dropped values, sorted, then
@@ -391,165 +341,6 @@ typedef struct SnapshotGroup
 #define SNAPSHOT_MAGIC 0x554c4731	/* "ULG1" */
 #define SNAPSHOT_VERSION 1
 
-/* What a call site of a grouping function keeps between rows. */
-typedef struct CallCache
-{
-	UldpGroupBound *bound;		/* the leader's registry, or NULL in a worker */
-	const uint64 *key;			/* of the pseudorandom function */
-	/* in a worker: the snapshot it reads, and where its parts are */
-	const char *snapshot;
-	SnapshotHeader header;
-	const char *dropped;
-	const char *groups;
-	StringInfoData last_pair;	/* group_member's last answer, as the registry's */
-	bool		last_kept;
-	int			user_arg;
-	int			first_key_arg;
-	int16		user_typlen;
-	bool		user_byval;
-	int			nkeys;
-	int16	   *typlen;
-	bool	   *byval;
-	StringInfoData bytes;
-	/*
-	 * One by-value key (a date, an integer): the group numbers of the last
-	 * keys seen, so that most rows find their group without naming it; the
-	 * names of two equal by-value keys are equal.
-	 */
-	bool		memo_usable;
-	GroupMemo	memo[GROUP_MEMO_SIZE];
-} CallCache;
-
-/*
- * A grouping function declared by an older version of the extension's SQL
- * than this library's (before ALTER EXTENSION uldp UPDATE).
- */
-static void
-refuse_old_version(void) pg_attribute_noreturn();
-
-static void
-refuse_old_version(void)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("the grouping functions of uldp are older than its library"),
-			 errhint("Update the extension: ALTER EXTENSION uldp UPDATE.")));
-}
-
-/*
- * The arguments of group_member and group_users: slot, k, the registry's
- * snapshot, user id, then the grouping keys; group_registry's, after its
- * state, are the same with the key of the pseudorandom function in place
- * of the snapshot.
- */
-#define SLOT_ARG 0
-#define K_ARG 1
-#define SNAPSHOT_ARG 2
-#define USER_ARG 3
-#define FIRST_KEY_ARG 4
-
-/* "first": 0 for a function, 1 for group_registry's transition (its state) */
-static CallCache *
-call_cache(FunctionCallInfo fcinfo, int first)
-{
-	CallCache  *cache = fcinfo->flinfo->fn_extra;
-
-	if (cache == NULL)
-	{
-		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-
-		if (PG_ARGISNULL(first + SLOT_ARG) || PG_ARGISNULL(first + K_ARG))
-			elog(ERROR, "uldp grouping function called without a slot");
-		/* group_member and group_users of uldp 0.8 took no registry */
-		if (get_func_nargs(fcinfo->flinfo->fn_oid) != first + FIRST_KEY_ARG + 1)
-			refuse_old_version();
-		cache = palloc0(sizeof(CallCache));
-		/* parallel workers have no registry: they read its snapshot */
-		if (!IsParallelWorker())
-		{
-			cache->bound = find_bound(PG_GETARG_INT64(first + SLOT_ARG), fcinfo->flinfo->fn_mcxt);
-			cache->key = cache->bound->key;
-		}
-		cache->user_arg = first + USER_ARG;
-		cache->first_key_arg = first + FIRST_KEY_ARG;
-		get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, cache->user_arg),
-						&cache->user_typlen, &cache->user_byval);
-		cache->nkeys = PG_NARGS() - cache->first_key_arg;
-		cache->typlen = palloc(Max(cache->nkeys, 1) * sizeof(int16));
-		cache->byval = palloc(Max(cache->nkeys, 1) * sizeof(bool));
-		for (int i = 0; i < cache->nkeys; i++)
-			get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, cache->first_key_arg + i),
-							&cache->typlen[i], &cache->byval[i]);
-		initStringInfo(&cache->bytes);
-		initStringInfo(&cache->last_pair);
-		cache->last_pair.len = -1;
-		cache->memo_usable = cache->nkeys == 1 && cache->byval[0];
-		fcinfo->flinfo->fn_extra = cache;
-		MemoryContextSwitchTo(old);
-	}
-	return cache;
-}
-
-static void
-snapshot_invalid(void)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid uldp group registry"),
-			 errhint("The grouping functions of uldp only run inside the grouped releases that uldp rewrites.")));
-}
-
-/*
- * Reads the snapshot that a call of group_member or group_users received
- * (once per value).  The leader checks that it is its own registry's,
- * complete; a worker, that it is whole, and keeps where its parts are.
- */
-static void
-read_snapshot(FunctionCallInfo fcinfo, CallCache *cache)
-{
-	bytea	   *value;
-	const char *data;
-	Size		length;
-	SnapshotHeader header;
-
-	if (PG_ARGISNULL(SNAPSHOT_ARG))
-		snapshot_invalid();
-	value = PG_GETARG_BYTEA_PP(SNAPSHOT_ARG);
-	data = VARDATA_ANY(value);
-	if (data == cache->snapshot)
-		return;
-	length = VARSIZE_ANY_EXHDR(value);
-	if (length < sizeof(header))
-		snapshot_invalid();
-	memcpy(&header, data, sizeof(header));
-	if (header.magic != SNAPSHOT_MAGIC || header.version != SNAPSHOT_VERSION ||
-		header.slot != PG_GETARG_INT64(SLOT_ARG) || header.groups_per_user != PG_GETARG_INT32(K_ARG) ||
-		header.ndropped < -1 || header.ngroups < 0 ||
-		(header.ndropped >= 0 &&
-		 ((uint64) header.ndropped > length / sizeof(uint64) ||
-		  (uint64) header.ngroups > length / sizeof(SnapshotGroup) ||
-		  length != sizeof(header) + header.ndropped * sizeof(uint64) +
-		  header.ngroups * sizeof(SnapshotGroup))))
-		snapshot_invalid();
-	if (cache->bound != NULL)
-	{
-		if (!cache->bound->complete ||
-			memcmp(cache->bound->key, header.key, sizeof(header.key)) != 0)
-			snapshot_invalid();
-	}
-	else
-	{
-		if (header.ndropped < 0)
-			snapshot_invalid();
-		cache->header = header;
-		cache->key = cache->header.key;
-		cache->dropped = data + sizeof(header);
-		cache->groups = cache->dropped + header.ndropped * sizeof(uint64);
-		cache->last_pair.len = -1;
-	}
-	cache->snapshot = data;
-}
-
 /*
  * The index of "value" in a sorted array of n unaligned records of "stride"
  * bytes, each starting with its uint64 value, or -1.
@@ -576,106 +367,6 @@ sorted_find(const char *array, int64 n, Size stride, uint64 value)
 		return -1;
 	memcpy(&element, array + low * stride, sizeof(element));
 	return element == value ? low : -1;
-}
-
-/* appendBinaryStringInfo, inline while the buffer has room (once per key of every row) */
-static inline void
-append_bytes(StringInfo bytes, const void *data, int length)
-{
-	if (bytes->len + length >= bytes->maxlen)
-		enlargeStringInfo(bytes, length);
-	memcpy(bytes->data + bytes->len, data, length);
-	bytes->len += length;
-}
-
-/* keys up to this many bytes name a group as they are; longer ones by a hash */
-#define INLINE_KEY_BYTES 64
-
-/*
- * Appends a key of variable length: its length, then its bytes, or for a
- * long key their SipHash under the run's key.  The buffer stays short
- * whatever the keys' sizes, so appending cannot fail on a long value (a
- * failure that would depend on the rows); two long keys of one length
- * share a name with probability 2^-64 under the secret key.
- */
-static void
-append_variable(StringInfo bytes, const uint64 *key, const char *data, uint32 length)
-{
-	append_bytes(bytes, &length, sizeof(length));
-	if (length <= INLINE_KEY_BYTES)
-		append_bytes(bytes, data, length);
-	else
-	{
-		uint64		hash = uldp_siphash24(key, data, length);
-
-		append_bytes(bytes, &hash, sizeof(hash));
-	}
-}
-
-/*
- * The bytes that name the row's (user, group) in cache->bytes, or false when
- * the row has no user (NULL, or an id that uldp skips).
- */
-static bool
-pair_bytes(FunctionCallInfo fcinfo, CallCache *cache, uint64 *user)
-{
-	StringInfo	bytes = &cache->bytes;
-
-	if (PG_ARGISNULL(cache->user_arg) ||
-		!uldp_user_key(PG_GETARG_DATUM(cache->user_arg), cache->user_byval, cache->user_typlen,
-					   user))
-		return false;
-	bytes->len = 0;
-	append_bytes(bytes, user, sizeof(uint64));
-	for (int i = 0; i < cache->nkeys; i++)
-	{
-		Datum		key = PG_GETARG_DATUM(cache->first_key_arg + i);
-		char		isnull = PG_ARGISNULL(cache->first_key_arg + i);
-
-		append_bytes(bytes, &isnull, 1);
-		if (isnull)
-			continue;
-		if (cache->byval[i])
-			append_bytes(bytes, &key, sizeof(Datum));
-		else if (cache->typlen[i] > 0)
-			append_bytes(bytes, DatumGetPointer(key), cache->typlen[i]);
-		else if (cache->typlen[i] == -1)
-		{
-			struct varlena *value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(key));
-
-			append_variable(bytes, cache->key, VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value));
-		}
-		else
-			append_variable(bytes, cache->key, DatumGetCString(key),
-							strlen(DatumGetCString(key)) + 1);
-	}
-	return true;
-}
-
-/* The pseudorandom value of a pair named by "bytes" */
-static inline uint64
-pair_value(const uint64 *key, StringInfo bytes)
-{
-	return uldp_siphash24(key, bytes->data, bytes->len);
-}
-
-/* The group's part of a pair's name: what follows the user's key. */
-#define GROUP_NAME(bytes) ((bytes)->data + sizeof(uint64))
-#define GROUP_NAME_LENGTH(bytes) ((bytes)->len - sizeof(uint64))
-
-/*
- * The memo entry for the row's key, when the call site has a memo and the
- * key is not NULL; else NULL.
- */
-static inline GroupMemo *
-group_memo(FunctionCallInfo fcinfo, CallCache *cache)
-{
-	Datum		key;
-
-	if (!cache->memo_usable || PG_ARGISNULL(cache->first_key_arg))
-		return NULL;
-	key = PG_GETARG_DATUM(cache->first_key_arg);
-	return &cache->memo[(uint32) uldp_mix64((uint64) key) % GROUP_MEMO_SIZE];
 }
 
 /*
@@ -810,46 +501,6 @@ register_flush(UldpGroupBound *bound)
 	bound->npending = 0;
 }
 
-/*
- * Records the row's group for its user in "bound".  The pair is buffered
- * while its user's bucket is prefetched: once the users outgrow the CPU
- * caches, each pair costs a cache miss, and buffering a few overlaps them.
- * complete_registry adds what is still buffered.
- */
-static void
-register_row(FunctionCallInfo fcinfo, CallCache *cache, UldpGroupBound *bound)
-{
-	uint64		user;
-
-	if (!bound->complete && pair_bytes(fcinfo, cache, &user))
-	{
-		uint32		hash = bound_user_hash(user);
-		GroupMemo  *memo = group_memo(fcinfo, cache);
-		uint32		group;
-
-		__builtin_prefetch(&bound->users->data[hash & bound->users->sizemask]);
-		if (memo != NULL && memo->valid && memo->key == PG_GETARG_DATUM(cache->first_key_arg))
-			group = memo->group;
-		else
-		{
-			group = uldp_group_names_add(bound->names, GROUP_NAME(&cache->bytes),
-										 GROUP_NAME_LENGTH(&cache->bytes));
-			if (memo != NULL)
-			{
-				memo->valid = true;
-				memo->key = PG_GETARG_DATUM(cache->first_key_arg);
-				memo->group = group;
-			}
-		}
-		bound->pending[bound->npending].user = user;
-		bound->pending[bound->npending].value = pair_value(bound->key, &cache->bytes);
-		bound->pending[bound->npending].group = group;
-		bound->pending[bound->npending].hash = hash;
-		if (++bound->npending == PENDING_PAIRS)
-			register_flush(bound);
-	}
-}
-
 /* Counts, for every group, the users that keep it (registration complete). */
 static void
 count_group_users(UldpGroupBound *bound)
@@ -878,113 +529,156 @@ count_group_users(UldpGroupBound *bound)
 		}
 }
 
-PG_FUNCTION_INFO_V1(uldp_group_member);
-
-/*
- * uldp.group_member(slot bigint, k int, registry bytea, user_id anyelement,
- * VARIADIC keys "any") returns anyelement: the user id if its user keeps the
- * row's group, else NULL.  "registry" is the snapshot that group_registered
- * returned once every row was registered: a call waits for it (it is an
- * argument), so nobody keeps a group before registration is complete.
- */
-Datum
-uldp_group_member(PG_FUNCTION_ARGS)
+/* The key of the registry's pseudorandom function. */
+const uint64 *
+uldp_group_bound_key(const UldpGroupBound *bound)
 {
-	CallCache  *cache = call_cache(fcinfo, 0);
-	UldpGroupBound *bound = cache->bound;
-	StringInfo	last_pair = bound != NULL ? &bound->last_pair : &cache->last_pair;
-	bool	   *last_kept = bound != NULL ? &bound->last_kept : &cache->last_kept;
-	uint64		user;
+	return bound->key;
+}
 
-	read_snapshot(fcinfo, cache);
-	if (PG_ARGISNULL(USER_ARG))
-		PG_RETURN_NULL();
-	/* no user has more than k groups: every registered pair is kept */
-	if (bound != NULL ? bound->dropped->members == 0 : cache->header.ndropped == 0)
-		PG_RETURN_DATUM(PG_GETARG_DATUM(USER_ARG));
-	if (!pair_bytes(fcinfo, cache, &user))
-		PG_RETURN_NULL();
-	if (last_pair->len != cache->bytes.len ||
-		memcmp(last_pair->data, cache->bytes.data, cache->bytes.len) != 0)
-	{
-		uint64		value = pair_value(cache->key, &cache->bytes);
+/* Is this a parallel registration's partial registry? */
+bool
+uldp_group_bound_is_partial(const UldpGroupBound *bound)
+{
+	return bound->slot == 0;
+}
 
-		*last_kept = bound != NULL ?
-			dropped_values_lookup(bound->dropped, value) == NULL :
-			sorted_find(cache->dropped, cache->header.ndropped, sizeof(uint64), value) < 0;
-		last_pair->len = 0;
-		append_bytes(last_pair, cache->bytes.data, cache->bytes.len);
-	}
-	if (!*last_kept)
-		PG_RETURN_NULL();
-	PG_RETURN_DATUM(PG_GETARG_DATUM(USER_ARG));
+/* Has every row been registered? */
+bool
+uldp_group_bound_is_complete(const UldpGroupBound *bound)
+{
+	return bound->complete;
+}
+
+/* The number of the group named "name" (a new number for a new name). */
+uint32
+uldp_group_bound_group(UldpGroupBound *bound, const char *name, uint32 length)
+{
+	return uldp_group_names_add(bound->names, name, length);
 }
 
 /*
- * The users that keep the group named in cache->bytes; false if no row was
- * registered in it.
+ * Registers a pair: its user, its pseudorandom value and its group's
+ * number, unless the registry is complete.  The pair is buffered while its
+ * user's bucket is prefetched: once the users outgrow the CPU caches, each
+ * pair costs a cache miss, and buffering a few overlaps them.  Completing
+ * the registry adds what is still buffered.
  */
-static bool
-named_group_users(CallCache *cache, int64 *users)
+void
+uldp_group_bound_add(UldpGroupBound *bound, uint64 user, uint64 value, uint32 group)
 {
-	int64		found;
-	SnapshotGroup entry;
+	uint32		hash = bound_user_hash(user);
 
-	*users = 0;
-	if (cache->bound != NULL)
-	{
-		uint32		group = uldp_group_names_find(cache->bound->names, GROUP_NAME(&cache->bytes),
-												  GROUP_NAME_LENGTH(&cache->bytes));
+	if (bound->complete)
+		return;
+	__builtin_prefetch(&bound->users->data[hash & bound->users->sizemask]);
+	bound->pending[bound->npending].user = user;
+	bound->pending[bound->npending].value = value;
+	bound->pending[bound->npending].group = group;
+	bound->pending[bound->npending].hash = hash;
+	if (++bound->npending == PENDING_PAIRS)
+		register_flush(bound);
+}
 
-		if (group == ULDP_NO_GROUP)
-			return false;
-		*users = cache->bound->group_users[group];
-		return true;
-	}
-	found = sorted_find(cache->groups, cache->header.ngroups, sizeof(SnapshotGroup),
-						uldp_siphash24(cache->key, GROUP_NAME(&cache->bytes),
-									   GROUP_NAME_LENGTH(&cache->bytes)));
-	if (found < 0)
+/* Does any user have more than k groups (a complete registry)? */
+bool
+uldp_group_bound_drops_any(const UldpGroupBound *bound)
+{
+	return bound->dropped->members > 0;
+}
+
+/* Is the pair of pseudorandom value "value" kept (a complete registry)? */
+bool
+uldp_group_bound_kept(UldpGroupBound *bound, uint64 value)
+{
+	return dropped_values_lookup(bound->dropped, value) == NULL;
+}
+
+/*
+ * The users that keep the group named "name" (a complete registry); false
+ * if no row was registered in it.
+ */
+bool
+uldp_group_bound_users(UldpGroupBound *bound, const char *name, uint32 length, int64 *users)
+{
+	uint32		group = uldp_group_names_find(bound->names, name, length);
+
+	*users = group == ULDP_NO_GROUP ? 0 : bound->group_users[group];
+	return group != ULDP_NO_GROUP;
+}
+
+/*
+ * Reads a snapshot, for a parallel worker: false unless it is a whole
+ * snapshot of the registry of "slot" with bound k.
+ */
+bool
+uldp_group_snapshot_read(const char *data, Size length, int64 slot, int k,
+						 UldpGroupSnapshot *snapshot)
+{
+	SnapshotHeader header;
+
+	if (length < sizeof(header))
 		return false;
-	memcpy(&entry, cache->groups + found * sizeof(SnapshotGroup), sizeof(entry));
-	*users = entry.users;
+	memcpy(&header, data, sizeof(header));
+	if (header.magic != SNAPSHOT_MAGIC || header.version != SNAPSHOT_VERSION ||
+		header.slot != slot || header.groups_per_user != k ||
+		header.ndropped < 0 || header.ngroups < 0 ||
+		(uint64) header.ndropped > length / sizeof(uint64) ||
+		(uint64) header.ngroups > length / sizeof(SnapshotGroup) ||
+		length != sizeof(header) + header.ndropped * sizeof(uint64) +
+		header.ngroups * sizeof(SnapshotGroup))
+		return false;
+	memcpy(snapshot->key, header.key, sizeof(snapshot->key));
+	snapshot->ndropped = header.ndropped;
+	snapshot->dropped = data + sizeof(header);
+	snapshot->ngroups = header.ngroups;
+	snapshot->groups = snapshot->dropped + header.ndropped * sizeof(uint64);
 	return true;
 }
 
-PG_FUNCTION_INFO_V1(uldp_group_users);
+/*
+ * Does a snapshot belong to "bound", complete?  (The leader's check of the
+ * value its calls receive: its registry is what they read.)
+ */
+bool
+uldp_group_snapshot_names(const char *data, Size length, const UldpGroupBound *bound)
+{
+	SnapshotHeader header;
+
+	if (length < sizeof(header))
+		return false;
+	memcpy(&header, data, sizeof(header));
+	return header.magic == SNAPSHOT_MAGIC && header.version == SNAPSHOT_VERSION &&
+		bound->complete && header.slot == bound->slot &&
+		header.groups_per_user == bound->groups_per_user &&
+		memcmp(header.key, bound->key, sizeof(header.key)) == 0;
+}
+
+/* Is the pair of pseudorandom value "value" kept, by a worker's snapshot? */
+bool
+uldp_group_snapshot_kept(const UldpGroupSnapshot *snapshot, uint64 value)
+{
+	return sorted_find(snapshot->dropped, snapshot->ndropped, sizeof(uint64), value) < 0;
+}
 
 /*
- * uldp.group_users(slot bigint, k int, registry bytea, user_id anyelement,
- * VARIADIC keys "any") returns bigint: the number of users that keep the
- * row's group, or NULL on a row without a user.
+ * The users that keep the group named "name", by a worker's snapshot; false
+ * if no row was registered in it.
  */
-Datum
-uldp_group_users(PG_FUNCTION_ARGS)
+bool
+uldp_group_snapshot_users(const UldpGroupSnapshot *snapshot, const char *name, uint32 length,
+						  int64 *users)
 {
-	CallCache  *cache = call_cache(fcinfo, 0);
-	GroupMemo  *memo;
-	uint64		user;
-	int64		users;
+	int64		found = sorted_find(snapshot->groups, snapshot->ngroups, sizeof(SnapshotGroup),
+									uldp_siphash24(snapshot->key, name, length));
+	SnapshotGroup entry;
 
-	read_snapshot(fcinfo, cache);
-	memo = group_memo(fcinfo, cache);
-	if (memo != NULL && memo->valid && memo->key == PG_GETARG_DATUM(cache->first_key_arg))
-	{
-		if (PG_ARGISNULL(USER_ARG) ||
-			!uldp_user_key(PG_GETARG_DATUM(USER_ARG), cache->user_byval,
-						   cache->user_typlen, &user))
-			PG_RETURN_NULL();
-		PG_RETURN_INT64(memo->users);
-	}
-	if (!pair_bytes(fcinfo, cache, &user))
-		PG_RETURN_NULL();
-	if (named_group_users(cache, &users) && memo != NULL)
-	{
-		memo->valid = true;
-		memo->key = PG_GETARG_DATUM(cache->first_key_arg);
-		memo->users = users;
-	}
-	PG_RETURN_INT64(users);
+	*users = 0;
+	if (found < 0)
+		return false;
+	memcpy(&entry, snapshot->groups + found * sizeof(SnapshotGroup), sizeof(entry));
+	*users = entry.users;
+	return true;
 }
 
 /* build_snapshot's visitor: a group's entry, by its number */
@@ -1060,18 +754,23 @@ build_snapshot(UldpGroupBound *bound)
 	return snapshot;
 }
 
-/* Completes a registry: every row was registered. */
-static void
-complete_registry(UldpGroupBound *bound)
+/*
+ * Completes a registry (every row was registered): counts the users of every
+ * group; returns its snapshot.
+ */
+bytea *
+uldp_group_bound_complete(UldpGroupBound *bound)
 {
-	if (bound->complete)
-		return;
-	/* the buffered pairs, then the pairs that this defers */
-	register_flush(bound);
-	register_flush(bound);
-	count_group_users(bound);
-	bound->complete = true;
-	bound->snapshot = build_snapshot(bound);
+	if (!bound->complete)
+	{
+		/* the buffered pairs, then the pairs that this defers */
+		register_flush(bound);
+		register_flush(bound);
+		count_group_users(bound);
+		bound->complete = true;
+		bound->snapshot = build_snapshot(bound);
+	}
+	return bound->snapshot;
 }
 
 /*
@@ -1079,8 +778,8 @@ complete_registry(UldpGroupBound *bound)
  * with the registry's key (which the leader passes to the workers), to be
  * merged into the registry by registry_combinefn.
  */
-static UldpGroupBound *
-partial_registry(int groups_per_user, const char *key, MemoryContext context)
+UldpGroupBound *
+uldp_group_bound_partial(int groups_per_user, const uint64 key[2], MemoryContext context)
 {
 	UldpGroupBound *bound = MemoryContextAllocZero(context, sizeof(UldpGroupBound));
 
@@ -1088,76 +787,11 @@ partial_registry(int groups_per_user, const char *key, MemoryContext context)
 	bound->owner = context;
 	bound->context = AllocSetContextCreate(context, "uldp partial group bound",
 										   ALLOCSET_DEFAULT_SIZES);
-	memcpy(bound->key, key, sizeof(bound->key));
+	bound->key[0] = key[0];
+	bound->key[1] = key[1];
 	/* secret as the key is, drawing nothing (the leader's draws stay those of a serial plan) */
 	bound_init(bound, bound->key[0] ^ bound->key[1]);
 	return bound;
-}
-
-/*
- * The slot's registry for a call of group_registry's support functions:
- * the slot is the first argument of the aggregate call (for a combining or
- * final call, of the partial aggregate's call below it).
- */
-static UldpGroupBound *
-call_registry(FunctionCallInfo fcinfo)
-{
-	Aggref	   *aggref = AggGetAggref(fcinfo);
-	Const	   *slot;
-
-	if (aggref == NULL || fcinfo->context == NULL || !IsA(fcinfo->context, AggState))
-		elog(ERROR, "uldp.group_registry called in a non-aggregate context");
-	aggref = uldp_original_aggref(((AggState *) fcinfo->context)->ss.ps.plan, aggref);
-	slot = (Const *) linitial_node(TargetEntry, aggref->args)->expr;
-	if (!IsA(slot, Const) || slot->constisnull)
-		elog(ERROR, "uldp.group_registry called without a slot");
-	return find_bound(DatumGetInt64(slot->constvalue), fcinfo->flinfo->fn_mcxt);
-}
-
-PG_FUNCTION_INFO_V1(uldp_registry_transfn);
-
-/*
- * uldp.group_registry's transition (slot bigint, k int, key bytea, user_id
- * anyelement, VARIADIC keys "any"): records the row's group for its user.
- * A plain aggregation records into the slot's registry; a parallel plan's
- * partial aggregations (in the leader and in every worker) each into a
- * partial registry of their own, under the registry's key, which "key"
- * passes to the workers.
- */
-Datum
-uldp_registry_transfn(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcontext;
-	CallCache  *cache;
-	UldpGroupBound *bound;
-
-	if (!AggCheckCallContext(fcinfo, &aggcontext))
-		elog(ERROR, "uldp.group_registry called in a non-aggregate context");
-	cache = call_cache(fcinfo, 1);
-	bound = PG_ARGISNULL(0) ? NULL : (UldpGroupBound *) PG_GETARG_POINTER(0);
-	if (bound == NULL)
-	{
-		if (DO_AGGSPLIT_SKIPFINAL(((AggState *) fcinfo->context)->aggsplit))
-		{
-			bytea	   *key;
-
-			if (PG_ARGISNULL(1 + SNAPSHOT_ARG))
-				snapshot_invalid();
-			key = PG_GETARG_BYTEA_PP(1 + SNAPSHOT_ARG);
-			if (VARSIZE_ANY_EXHDR(key) != sizeof(bound->key) ||
-				(cache->bound != NULL &&
-				 memcmp(VARDATA_ANY(key), cache->bound->key, sizeof(bound->key)) != 0))
-				snapshot_invalid();
-			bound = partial_registry(PG_GETARG_INT32(1 + K_ARG), VARDATA_ANY(key), aggcontext);
-		}
-		else if (cache->bound == NULL)
-			elog(ERROR, "uldp.group_registry can only finish in the leader");
-		else
-			bound = cache->bound;
-		cache->key = bound->key;
-	}
-	register_row(fcinfo, cache, bound);
-	PG_RETURN_POINTER(bound);
 }
 
 /*
@@ -1220,12 +854,10 @@ put(char *cursor, const void *data, Size length)
 	return cursor + length;
 }
 
-PG_FUNCTION_INFO_V1(uldp_registry_serialfn);
-
-Datum
-uldp_registry_serialfn(PG_FUNCTION_ARGS)
+/* A partial registry, serialized (see PartialHeader). */
+bytea *
+uldp_group_bound_serialize(UldpGroupBound *bound)
 {
-	UldpGroupBound *bound = (UldpGroupBound *) PG_GETARG_POINTER(0);
 	uint32		ngroups = uldp_group_names_count(bound->names);
 	NameSlots	slots;
 	PartialHeader header;
@@ -1291,24 +923,7 @@ uldp_registry_serialfn(PG_FUNCTION_ARGS)
 	while ((value = dropped_values_iterate(bound->dropped, &dropped)) != NULL)
 		cursor = put(cursor, &value->value, sizeof(uint64));
 	SET_VARSIZE(result, cursor - (char *) result);
-	PG_RETURN_BYTEA_P(result);
-}
-
-PG_FUNCTION_INFO_V1(uldp_registry_deserialfn);
-
-/* Keeps the serialized partial registry; the combine function reads it. */
-Datum
-uldp_registry_deserialfn(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcontext;
-	bytea	   *serialized = PG_GETARG_BYTEA_PP(0);
-	bytea	   *copy;
-
-	if (!AggCheckCallContext(fcinfo, &aggcontext))
-		elog(ERROR, "uldp.group_registry called in a non-aggregate context");
-	copy = MemoryContextAllocHuge(aggcontext, VARSIZE_ANY(serialized));
-	memcpy(copy, serialized, VARSIZE_ANY(serialized));
-	PG_RETURN_POINTER(copy);
+	return result;
 }
 
 static void
@@ -1352,8 +967,8 @@ grow_for(uint64 entries, uint64 threshold, UldpGroupBound *bound, bool users)
  * and its dropped values, dropped here too (a value one process dropped
  * had k smaller ones of the same user there, which reach "bound" too).
  */
-static void
-merge_partial(UldpGroupBound *bound, const bytea *serialized)
+void
+uldp_group_bound_merge(UldpGroupBound *bound, const bytea *serialized)
 {
 	const char *cursor = VARDATA_ANY(serialized);
 	const char *end = cursor + VARSIZE_ANY_EXHDR(serialized);
@@ -1421,95 +1036,6 @@ merge_partial(UldpGroupBound *bound, const bytea *serialized)
 	if (cursor != end)
 		partial_invalid();
 	pfree(numbers);
-}
-
-PG_FUNCTION_INFO_V1(uldp_registry_combinefn);
-
-/*
- * Merges a deserialized partial registry into the slot's registry, which
- * is the combined state (the final aggregation runs in the leader).
- */
-Datum
-uldp_registry_combinefn(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcontext;
-	UldpGroupBound *bound;
-
-	if (!AggCheckCallContext(fcinfo, &aggcontext))
-		elog(ERROR, "uldp.group_registry called in a non-aggregate context");
-	bound = PG_ARGISNULL(0) ? call_registry(fcinfo) : (UldpGroupBound *) PG_GETARG_POINTER(0);
-	if (!PG_ARGISNULL(1))
-	{
-		merge_partial(bound, (bytea *) PG_GETARG_POINTER(1));
-		pfree(PG_GETARG_POINTER(1));
-	}
-	PG_RETURN_POINTER(bound);
-}
-
-PG_FUNCTION_INFO_V1(uldp_registry_finalfn);
-
-/*
- * uldp.group_registry's final function: completes the slot's registry
- * (every row was registered: a plain aggregation's, or the merge of the
- * partial ones), counts the users of every group, and returns the
- * registry's snapshot.
- */
-Datum
-uldp_registry_finalfn(PG_FUNCTION_ARGS)
-{
-	UldpGroupBound *bound;
-
-	if (IsParallelWorker())
-		elog(ERROR, "uldp.group_registry can only finish in the leader");
-	bound = PG_ARGISNULL(0) ? call_registry(fcinfo) : (UldpGroupBound *) PG_GETARG_POINTER(0);
-	if (bound->slot == 0)
-		elog(ERROR, "uldp.group_registry finished a partial registry");
-	complete_registry(bound);
-	PG_RETURN_BYTEA_P(bound->snapshot);
-}
-
-/*
- * uldp 0.8's group_register and group_registered, which its SQL declares
- * (and the update to 0.9 drops): this library registers through
- * group_registry, so they refuse.
- */
-PG_FUNCTION_INFO_V1(uldp_group_register);
-
-Datum
-uldp_group_register(PG_FUNCTION_ARGS)
-{
-	refuse_old_version();
-	PG_RETURN_NULL();
-}
-
-PG_FUNCTION_INFO_V1(uldp_group_registered);
-
-Datum
-uldp_group_registered(PG_FUNCTION_ARGS)
-{
-	refuse_old_version();
-	PG_RETURN_NULL();
-}
-
-PG_FUNCTION_INFO_V1(uldp_group_key);
-
-/*
- * uldp.group_key(slot bigint) returns bytea: the key of the slot's
- * registry, which a parallel registration's workers need (the leader
- * evaluates it, as an initplan, and passes its value to them).
- */
-Datum
-uldp_group_key(PG_FUNCTION_ARGS)
-{
-	UldpGroupBound *bound;
-	bytea	   *key = palloc(VARHDRSZ + sizeof(bound->key));
-
-	if (PG_ARGISNULL(0))
-		elog(ERROR, "uldp.group_key called without a slot");
-	bound = find_bound(PG_GETARG_INT64(0), fcinfo->flinfo->fn_mcxt);
-	SET_VARSIZE(key, VARHDRSZ + sizeof(bound->key));
-	memcpy(VARDATA(key), bound->key, sizeof(bound->key));
-	PG_RETURN_BYTEA_P(key);
 }
 
 /*

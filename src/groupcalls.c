@@ -1,0 +1,585 @@
+/*-------------------------------------------------------------------------
+ *
+ * groupcalls.c
+ *	  The SQL-callable functions of grouped releases' contribution bound:
+ *	  what the grouped rewrite (grouping.c) adds to a query, over the
+ *	  registry of groupbound.c.
+ *
+ *	- the aggregate uldp.group_registry(slot, k, key, user_id, VARIADIC
+ *	  keys), over the level's rows in a CTE of its own, records each row's
+ *	  group for its user and returns the registry's snapshot;
+ *	- uldp.group_member(slot, k, registry, user_id, VARIADIC keys) replaces
+ *	  the user argument of every uldp aggregate of the level: it returns the
+ *	  user id when the row's group is one its user keeps, and NULL
+ *	  otherwise, which every uldp aggregate skips;
+ *	- uldp.group_users(...), with the same arguments, is the argument of the
+ *	  level's partition selection (selection.c): the number of users that
+ *	  keep the row's group.
+ *
+ * group_member and group_users take the snapshot as an argument (an
+ * initplan that reads the CTE), so they run only after every row was
+ * registered.  The leader reads its registry itself; parallel workers read
+ * the snapshot.  A parallel registration records each process's rows in a
+ * partial registry, under the registry's key (which uldp.group_key passes
+ * to the workers), and the leader merges them.
+ *
+ * A row's group is named by the bytes of its keys (and their NULL flags; a
+ * key of variable length over ULDP_GROUP_INLINE_KEY_BYTES by its length and
+ * its SipHash under the registry's key, so that naming a group never needs
+ * more than a few hundred bytes, and cannot fail on a long value: a failure
+ * that would depend on the rows); a (user, group) pair by the user's key
+ * (uldp_user_key) followed by its group's name, and its pseudorandom value
+ * is the SipHash of that under the registry's key.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/parallel.h"
+#include "catalog/pg_type.h"
+#include "executor/nodeAgg.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "groupbound.h"
+#include "params.h"
+#include "siphash.h"
+#include "usertable.h"
+
+/* entries of a call site's memo of group numbers */
+#define GROUP_MEMO_SIZE 16
+
+/* a by-value key and its group's number, or its count of users */
+typedef struct GroupMemo
+{
+	bool		valid;
+	Datum		key;
+	uint32		group;			/* group_registry: the group's number */
+	int64		users;			/* group_users: the users that keep it */
+} GroupMemo;
+
+/* What a call site of a grouping function keeps between rows. */
+typedef struct CallCache
+{
+	UldpGroupBound *bound;		/* the leader's registry, or NULL in a worker */
+	const uint64 *key;			/* of the pseudorandom function */
+	/* the snapshot it received last, and in a worker what it holds */
+	const char *source;
+	UldpGroupSnapshot snapshot;
+	/* group_member's last answer: a row's pair asked again */
+	StringInfoData last_pair;
+	bool		last_kept;
+	int			user_arg;
+	int			first_key_arg;
+	int16		user_typlen;
+	bool		user_byval;
+	int			nkeys;
+	int16	   *typlen;
+	bool	   *byval;
+	StringInfoData bytes;
+	/*
+	 * One by-value key (a date, an integer): the group numbers of the last
+	 * keys seen, so that most rows find their group without naming it; the
+	 * names of two equal by-value keys are equal.
+	 */
+	bool		memo_usable;
+	GroupMemo	memo[GROUP_MEMO_SIZE];
+} CallCache;
+
+/*
+ * The arguments of group_member and group_users: slot, k, the registry's
+ * snapshot, user id, then the grouping keys; group_registry's, after its
+ * state, are the same with the key of the pseudorandom function in place
+ * of the snapshot.
+ */
+#define SLOT_ARG 0
+#define K_ARG 1
+#define SNAPSHOT_ARG 2
+#define USER_ARG 3
+#define FIRST_KEY_ARG 4
+
+/*
+ * A grouping function declared by an older version of the extension's SQL
+ * than this library's (before ALTER EXTENSION uldp UPDATE).
+ */
+static void
+refuse_old_version(void) pg_attribute_noreturn();
+
+static void
+refuse_old_version(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("the grouping functions of uldp are older than its library"),
+			 errhint("Update the extension: ALTER EXTENSION uldp UPDATE.")));
+}
+
+/* "first": 0 for a function, 1 for group_registry's transition (its state) */
+static CallCache *
+call_cache(FunctionCallInfo fcinfo, int first)
+{
+	CallCache  *cache = fcinfo->flinfo->fn_extra;
+
+	if (cache == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+		if (PG_ARGISNULL(first + SLOT_ARG) || PG_ARGISNULL(first + K_ARG))
+			elog(ERROR, "uldp grouping function called without a slot");
+		/* group_member and group_users of uldp 0.8 took no registry */
+		if (get_func_nargs(fcinfo->flinfo->fn_oid) != first + FIRST_KEY_ARG + 1)
+			refuse_old_version();
+		cache = palloc0(sizeof(CallCache));
+		/* parallel workers have no registry: they read its snapshot */
+		if (!IsParallelWorker())
+		{
+			cache->bound = uldp_group_bound_find(PG_GETARG_INT64(first + SLOT_ARG),
+												 fcinfo->flinfo->fn_mcxt);
+			cache->key = uldp_group_bound_key(cache->bound);
+		}
+		cache->user_arg = first + USER_ARG;
+		cache->first_key_arg = first + FIRST_KEY_ARG;
+		get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, cache->user_arg),
+						&cache->user_typlen, &cache->user_byval);
+		cache->nkeys = PG_NARGS() - cache->first_key_arg;
+		cache->typlen = palloc(Max(cache->nkeys, 1) * sizeof(int16));
+		cache->byval = palloc(Max(cache->nkeys, 1) * sizeof(bool));
+		for (int i = 0; i < cache->nkeys; i++)
+			get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, cache->first_key_arg + i),
+							&cache->typlen[i], &cache->byval[i]);
+		initStringInfo(&cache->bytes);
+		initStringInfo(&cache->last_pair);
+		/* the memo starts empty: no pair has a negative length */
+		cache->last_pair.len = -1;
+		cache->memo_usable = cache->nkeys == 1 && cache->byval[0];
+		fcinfo->flinfo->fn_extra = cache;
+		MemoryContextSwitchTo(old);
+	}
+	return cache;
+}
+
+static void
+snapshot_invalid(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid uldp group registry"),
+			 errhint("The grouping functions of uldp only run inside the grouped releases that uldp rewrites.")));
+}
+
+/*
+ * Reads the snapshot that a call of group_member or group_users received
+ * (once per value).  The leader checks that it is its own registry's,
+ * complete; a worker, that it is whole, and keeps where its parts are.
+ */
+static void
+read_snapshot(FunctionCallInfo fcinfo, CallCache *cache)
+{
+	bytea	   *value;
+
+	if (PG_ARGISNULL(SNAPSHOT_ARG))
+		snapshot_invalid();
+	value = PG_GETARG_BYTEA_PP(SNAPSHOT_ARG);
+	if (VARDATA_ANY(value) == cache->source)
+		return;
+	if (cache->bound != NULL ?
+		!uldp_group_snapshot_names(VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value), cache->bound) :
+		!uldp_group_snapshot_read(VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value),
+								  PG_GETARG_INT64(SLOT_ARG), PG_GETARG_INT32(K_ARG),
+								  &cache->snapshot))
+		snapshot_invalid();
+	if (cache->bound == NULL)
+		cache->key = cache->snapshot.key;
+	cache->last_pair.len = -1;
+	cache->source = VARDATA_ANY(value);
+}
+
+/* appendBinaryStringInfo, inline while the buffer has room (once per key of every row) */
+static inline void
+append_bytes(StringInfo bytes, const void *data, int length)
+{
+	if (bytes->len + length >= bytes->maxlen)
+		enlargeStringInfo(bytes, length);
+	memcpy(bytes->data + bytes->len, data, length);
+	bytes->len += length;
+}
+
+/*
+ * Appends a key of variable length: its length, then its bytes, or for a
+ * long key their SipHash under the run's key.  The buffer stays short
+ * whatever the keys' sizes; two long keys of one length share a name with
+ * probability 2^-64 under the secret key.
+ */
+static void
+append_variable(StringInfo bytes, const uint64 *key, const char *data, uint32 length)
+{
+	append_bytes(bytes, &length, sizeof(length));
+	if (length <= ULDP_GROUP_INLINE_KEY_BYTES)
+		append_bytes(bytes, data, length);
+	else
+	{
+		uint64		hash = uldp_siphash24(key, data, length);
+
+		append_bytes(bytes, &hash, sizeof(hash));
+	}
+}
+
+/*
+ * The bytes that name the row's (user, group) in cache->bytes, or false when
+ * the row has no user (NULL, or an id that uldp skips).
+ */
+static bool
+pair_bytes(FunctionCallInfo fcinfo, CallCache *cache, uint64 *user)
+{
+	StringInfo	bytes = &cache->bytes;
+
+	if (PG_ARGISNULL(cache->user_arg) ||
+		!uldp_user_key(PG_GETARG_DATUM(cache->user_arg), cache->user_byval, cache->user_typlen,
+					   user))
+		return false;
+	bytes->len = 0;
+	append_bytes(bytes, user, sizeof(uint64));
+	for (int i = 0; i < cache->nkeys; i++)
+	{
+		Datum		key = PG_GETARG_DATUM(cache->first_key_arg + i);
+		char		isnull = PG_ARGISNULL(cache->first_key_arg + i);
+
+		append_bytes(bytes, &isnull, 1);
+		if (isnull)
+			continue;
+		if (cache->byval[i])
+			append_bytes(bytes, &key, sizeof(Datum));
+		else if (cache->typlen[i] > 0)
+			append_bytes(bytes, DatumGetPointer(key), cache->typlen[i]);
+		else if (cache->typlen[i] == -1)
+		{
+			struct varlena *value = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(key));
+
+			append_variable(bytes, cache->key, VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value));
+		}
+		else
+			append_variable(bytes, cache->key, DatumGetCString(key),
+							strlen(DatumGetCString(key)) + 1);
+	}
+	return true;
+}
+
+/* The pseudorandom value of a pair named by "bytes" */
+static inline uint64
+pair_value(const uint64 *key, StringInfo bytes)
+{
+	return uldp_siphash24(key, bytes->data, bytes->len);
+}
+
+/* The group's part of a pair's name: what follows the user's key. */
+#define GROUP_NAME(bytes) ((bytes)->data + sizeof(uint64))
+#define GROUP_NAME_LENGTH(bytes) ((bytes)->len - sizeof(uint64))
+
+/*
+ * The memo entry for the row's key, when the call site has a memo and the
+ * key is not NULL; else NULL.
+ */
+static inline GroupMemo *
+group_memo(FunctionCallInfo fcinfo, CallCache *cache)
+{
+	Datum		key;
+
+	if (!cache->memo_usable || PG_ARGISNULL(cache->first_key_arg))
+		return NULL;
+	key = PG_GETARG_DATUM(cache->first_key_arg);
+	return &cache->memo[(uint32) uldp_mix64((uint64) key) % GROUP_MEMO_SIZE];
+}
+
+PG_FUNCTION_INFO_V1(uldp_group_member);
+
+/*
+ * uldp.group_member(slot bigint, k int, registry bytea, user_id anyelement,
+ * VARIADIC keys "any") returns anyelement: the user id if its user keeps the
+ * row's group, else NULL.  "registry" is the snapshot that group_registry
+ * returned once every row was registered: a call waits for it (it is an
+ * argument), so nobody keeps a group before registration is complete.
+ */
+Datum
+uldp_group_member(PG_FUNCTION_ARGS)
+{
+	CallCache  *cache = call_cache(fcinfo, 0);
+	uint64		user;
+
+	read_snapshot(fcinfo, cache);
+	if (PG_ARGISNULL(USER_ARG))
+		PG_RETURN_NULL();
+	/* no user has more than k groups: every registered pair is kept */
+	if (cache->bound != NULL ? !uldp_group_bound_drops_any(cache->bound) :
+		cache->snapshot.ndropped == 0)
+		PG_RETURN_DATUM(PG_GETARG_DATUM(USER_ARG));
+	if (!pair_bytes(fcinfo, cache, &user))
+		PG_RETURN_NULL();
+	if (cache->last_pair.len != cache->bytes.len ||
+		memcmp(cache->last_pair.data, cache->bytes.data, cache->bytes.len) != 0)
+	{
+		uint64		value = pair_value(cache->key, &cache->bytes);
+
+		cache->last_kept = cache->bound != NULL ?
+			uldp_group_bound_kept(cache->bound, value) :
+			uldp_group_snapshot_kept(&cache->snapshot, value);
+		cache->last_pair.len = 0;
+		append_bytes(&cache->last_pair, cache->bytes.data, cache->bytes.len);
+	}
+	if (!cache->last_kept)
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(PG_GETARG_DATUM(USER_ARG));
+}
+
+PG_FUNCTION_INFO_V1(uldp_group_users);
+
+/*
+ * uldp.group_users(slot bigint, k int, registry bytea, user_id anyelement,
+ * VARIADIC keys "any") returns bigint: the number of users that keep the
+ * row's group, or NULL on a row without a user.
+ */
+Datum
+uldp_group_users(PG_FUNCTION_ARGS)
+{
+	CallCache  *cache = call_cache(fcinfo, 0);
+	GroupMemo  *memo;
+	uint64		user;
+	int64		users;
+	bool		found;
+
+	read_snapshot(fcinfo, cache);
+	memo = group_memo(fcinfo, cache);
+	if (memo != NULL && memo->valid && memo->key == PG_GETARG_DATUM(cache->first_key_arg))
+	{
+		if (PG_ARGISNULL(USER_ARG) ||
+			!uldp_user_key(PG_GETARG_DATUM(USER_ARG), cache->user_byval,
+						   cache->user_typlen, &user))
+			PG_RETURN_NULL();
+		PG_RETURN_INT64(memo->users);
+	}
+	if (!pair_bytes(fcinfo, cache, &user))
+		PG_RETURN_NULL();
+	found = cache->bound != NULL ?
+		uldp_group_bound_users(cache->bound, GROUP_NAME(&cache->bytes),
+							   GROUP_NAME_LENGTH(&cache->bytes), &users) :
+		uldp_group_snapshot_users(&cache->snapshot, GROUP_NAME(&cache->bytes),
+								  GROUP_NAME_LENGTH(&cache->bytes), &users);
+	if (found && memo != NULL)
+	{
+		memo->valid = true;
+		memo->key = PG_GETARG_DATUM(cache->first_key_arg);
+		memo->users = users;
+	}
+	PG_RETURN_INT64(users);
+}
+
+/* Records the row's group for its user in "bound". */
+static void
+register_row(FunctionCallInfo fcinfo, CallCache *cache, UldpGroupBound *bound)
+{
+	uint64		user;
+	GroupMemo  *memo;
+	uint32		group;
+
+	if (uldp_group_bound_is_complete(bound) || !pair_bytes(fcinfo, cache, &user))
+		return;
+	memo = group_memo(fcinfo, cache);
+	if (memo != NULL && memo->valid && memo->key == PG_GETARG_DATUM(cache->first_key_arg))
+		group = memo->group;
+	else
+	{
+		group = uldp_group_bound_group(bound, GROUP_NAME(&cache->bytes),
+									   GROUP_NAME_LENGTH(&cache->bytes));
+		if (memo != NULL)
+		{
+			memo->valid = true;
+			memo->key = PG_GETARG_DATUM(cache->first_key_arg);
+			memo->group = group;
+		}
+	}
+	uldp_group_bound_add(bound, user, pair_value(cache->key, &cache->bytes), group);
+}
+
+/*
+ * The slot's registry for a call of group_registry's support functions:
+ * the slot is the first argument of the aggregate call (for a combining or
+ * final call, of the partial aggregate's call below it).
+ */
+static UldpGroupBound *
+call_registry(FunctionCallInfo fcinfo)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	Const	   *slot;
+
+	if (aggref == NULL || fcinfo->context == NULL || !IsA(fcinfo->context, AggState))
+		elog(ERROR, "uldp.group_registry called in a non-aggregate context");
+	aggref = uldp_original_aggref(((AggState *) fcinfo->context)->ss.ps.plan, aggref);
+	slot = (Const *) linitial_node(TargetEntry, aggref->args)->expr;
+	if (!IsA(slot, Const) || slot->constisnull)
+		elog(ERROR, "uldp.group_registry called without a slot");
+	return uldp_group_bound_find(DatumGetInt64(slot->constvalue), fcinfo->flinfo->fn_mcxt);
+}
+
+PG_FUNCTION_INFO_V1(uldp_registry_transfn);
+
+/*
+ * uldp.group_registry's transition (slot bigint, k int, key bytea, user_id
+ * anyelement, VARIADIC keys "any"): records the row's group for its user.
+ * A plain aggregation records into the slot's registry; a parallel plan's
+ * partial aggregations (in the leader and in every worker) each into a
+ * partial registry of their own, under the registry's key, which "key"
+ * passes to the workers.
+ */
+Datum
+uldp_registry_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext;
+	CallCache  *cache;
+	UldpGroupBound *bound;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		elog(ERROR, "uldp.group_registry called in a non-aggregate context");
+	cache = call_cache(fcinfo, 1);
+	bound = PG_ARGISNULL(0) ? NULL : (UldpGroupBound *) PG_GETARG_POINTER(0);
+	if (bound == NULL)
+	{
+		if (DO_AGGSPLIT_SKIPFINAL(((AggState *) fcinfo->context)->aggsplit))
+		{
+			bytea	   *key;
+			uint64		words[2];
+
+			if (PG_ARGISNULL(1 + SNAPSHOT_ARG))
+				snapshot_invalid();
+			key = PG_GETARG_BYTEA_PP(1 + SNAPSHOT_ARG);
+			if (VARSIZE_ANY_EXHDR(key) != sizeof(words))
+				snapshot_invalid();
+			memcpy(words, VARDATA_ANY(key), sizeof(words));
+			if (cache->bound != NULL &&
+				memcmp(words, uldp_group_bound_key(cache->bound), sizeof(words)) != 0)
+				snapshot_invalid();
+			bound = uldp_group_bound_partial(PG_GETARG_INT32(1 + K_ARG), words, aggcontext);
+		}
+		else if (cache->bound == NULL)
+			elog(ERROR, "uldp.group_registry can only finish in the leader");
+		else
+			bound = cache->bound;
+		cache->key = uldp_group_bound_key(bound);
+	}
+	register_row(fcinfo, cache, bound);
+	PG_RETURN_POINTER(bound);
+}
+
+PG_FUNCTION_INFO_V1(uldp_registry_serialfn);
+
+Datum
+uldp_registry_serialfn(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BYTEA_P(uldp_group_bound_serialize((UldpGroupBound *) PG_GETARG_POINTER(0)));
+}
+
+PG_FUNCTION_INFO_V1(uldp_registry_deserialfn);
+
+/* Keeps the serialized partial registry; the combine function reads it. */
+Datum
+uldp_registry_deserialfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext;
+	bytea	   *serialized = PG_GETARG_BYTEA_PP(0);
+	bytea	   *copy;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		elog(ERROR, "uldp.group_registry called in a non-aggregate context");
+	copy = MemoryContextAllocHuge(aggcontext, VARSIZE_ANY(serialized));
+	memcpy(copy, serialized, VARSIZE_ANY(serialized));
+	PG_RETURN_POINTER(copy);
+}
+
+PG_FUNCTION_INFO_V1(uldp_registry_combinefn);
+
+/*
+ * Merges a deserialized partial registry into the slot's registry, which
+ * is the combined state (the final aggregation runs in the leader).
+ */
+Datum
+uldp_registry_combinefn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext;
+	UldpGroupBound *bound;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		elog(ERROR, "uldp.group_registry called in a non-aggregate context");
+	bound = PG_ARGISNULL(0) ? call_registry(fcinfo) : (UldpGroupBound *) PG_GETARG_POINTER(0);
+	if (!PG_ARGISNULL(1))
+	{
+		uldp_group_bound_merge(bound, (bytea *) PG_GETARG_POINTER(1));
+		pfree(PG_GETARG_POINTER(1));
+	}
+	PG_RETURN_POINTER(bound);
+}
+
+PG_FUNCTION_INFO_V1(uldp_registry_finalfn);
+
+/*
+ * uldp.group_registry's final function: completes the slot's registry
+ * (every row was registered: a plain aggregation's, or the merge of the
+ * partial ones), counts the users of every group, and returns the
+ * registry's snapshot.
+ */
+Datum
+uldp_registry_finalfn(PG_FUNCTION_ARGS)
+{
+	UldpGroupBound *bound;
+
+	if (IsParallelWorker())
+		elog(ERROR, "uldp.group_registry can only finish in the leader");
+	bound = PG_ARGISNULL(0) ? call_registry(fcinfo) : (UldpGroupBound *) PG_GETARG_POINTER(0);
+	if (uldp_group_bound_is_partial(bound))
+		elog(ERROR, "uldp.group_registry finished a partial registry");
+	PG_RETURN_BYTEA_P(uldp_group_bound_complete(bound));
+}
+
+/*
+ * uldp 0.8's group_register and group_registered, which its SQL declares
+ * (and the update to 0.9 drops): this library registers through
+ * group_registry, so they refuse.
+ */
+PG_FUNCTION_INFO_V1(uldp_group_register);
+
+Datum
+uldp_group_register(PG_FUNCTION_ARGS)
+{
+	refuse_old_version();
+	PG_RETURN_NULL();
+}
+
+PG_FUNCTION_INFO_V1(uldp_group_registered);
+
+Datum
+uldp_group_registered(PG_FUNCTION_ARGS)
+{
+	refuse_old_version();
+	PG_RETURN_NULL();
+}
+
+PG_FUNCTION_INFO_V1(uldp_group_key);
+
+/*
+ * uldp.group_key(slot bigint) returns bytea: the key of the slot's
+ * registry, which a parallel registration's workers need (the leader
+ * evaluates it, as an initplan, and passes its value to them).
+ */
+Datum
+uldp_group_key(PG_FUNCTION_ARGS)
+{
+	bytea	   *key = palloc(VARHDRSZ + 2 * sizeof(uint64));
+
+	if (PG_ARGISNULL(0))
+		elog(ERROR, "uldp.group_key called without a slot");
+	SET_VARSIZE(key, VARHDRSZ + 2 * sizeof(uint64));
+	memcpy(VARDATA(key),
+		   uldp_group_bound_key(uldp_group_bound_find(PG_GETARG_INT64(0), fcinfo->flinfo->fn_mcxt)),
+		   2 * sizeof(uint64));
+	PG_RETURN_BYTEA_P(key);
+}
