@@ -807,7 +807,6 @@ typedef struct PartialHeader
 	uint16		unused;
 	int32		groups_per_user;
 	uint32		ngroups;
-	int64		slot;
 	int64		nusers;
 	int64		ndropped;
 	int64		name_bytes;

@@ -4,7 +4,7 @@
 # Starts a throwaway PostgreSQL 15 cluster (port 54340 unless ULDP_PORT is set, shared_buffers
 # 2GB so that every table stays cached, work_mem and jit left at their defaults), loads tables
 # of 4M rows (int user ids in random order: 40k users, 1M users, 1 user; text ids: 40k users) and
-# times, serial (max_parallel_workers_per_gather = 0) and parallel (= 2), the median of 5 runs
+# times, serial (max_parallel_workers_per_gather = 0) and parallel (= 1 and 2), the median of 5 runs
 # after one warm-up run (the warm-up is an EXPLAIN ANALYZE, which gives the plan notes) of
 #   avg        SELECT avg(x) FROM t
 #   two-level  SELECT avg(m) FROM (SELECT avg(x) m FROM t GROUP BY user_id) s
@@ -120,7 +120,7 @@ SUMMARY_ROWS=()   # markdown rows of the ratio summary
 declare -A MS
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for t in t40k t1m t40k_text; do
-    for w in 0 2; do
+    for w in 0 1 2; do
         uldp_log "$t, max_parallel_workers_per_gather = $w"
         bench_set "$t" "$w"
     done
@@ -128,8 +128,16 @@ done
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+SPEEDUP_ROWS=()   # markdown rows of the parallel speed-up
 for t in t40k t1m t40k_text; do
-    for w in 0 2; do
+    for w in 1 2; do
+        row="$(printf '| %s | %s |' "$t" "$w")"
+        for q in avg "dp tau" "dp bounds" "dp none"; do row+="$(printf ' %s |' "$(ratio "${MS[$t/0/$q]}" "${MS[$t/$w/$q]}")")"; done
+        SPEEDUP_ROWS+=("$row")
+    done
+done
+for t in t40k t1m t40k_text; do
+    for w in 0 1 2; do
         avg="${MS[$t/$w/avg]}"
         two="${MS[$t/$w/two-level]}"
         row="$(printf '| %s | %s | %s | %s |' "$t" "${NUSERS[$t]}" "$w" "$avg")"
@@ -255,6 +263,15 @@ Every user_dp_mean run includes its budget charge (a background worker commits i
 | table | users | workers | avg | two-level | dp tau | dp bounds | dp none | dp/avg: tau | bounds | none | two-level/dp: tau | bounds | none |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 $(printf '%s\n' "${SUMMARY_ROWS[@]}")
+
+## Parallel speed-up
+
+The serial median over the median with 1 or 2 workers (on 2 cores, 1 worker and the leader use
+both; with 2 the three processes share them):
+
+| table | workers | avg | dp tau | dp bounds | dp none |
+|---|---|---|---|---|---|
+$(printf '%s\n' "${SPEEDUP_ROWS[@]}")
 
 ## All runs
 
