@@ -66,7 +66,8 @@ typedef struct CallCache
 {
 	UldpGroupBound *bound;		/* the leader's registry, or NULL in a worker */
 	const uint64 *key;			/* of the pseudorandom function */
-	/* the snapshot it received last, and in a worker what it holds */
+	/* the snapshot it received last (as passed, and read), and in a worker what it holds */
+	Datum		passed;
 	const char *source;
 	UldpGroupSnapshot snapshot;
 	/* group_member's last answer: a row's pair asked again */
@@ -182,6 +183,9 @@ read_snapshot(FunctionCallInfo fcinfo, CallCache *cache)
 
 	if (PG_ARGISNULL(SNAPSHOT_ARG))
 		snapshot_invalid();
+	/* the same value as on the last row: read already */
+	if (cache->source != NULL && PG_GETARG_DATUM(SNAPSHOT_ARG) == cache->passed)
+		return;
 	value = PG_GETARG_BYTEA_PP(SNAPSHOT_ARG);
 	if (VARDATA_ANY(value) == cache->source)
 		return;
@@ -195,6 +199,7 @@ read_snapshot(FunctionCallInfo fcinfo, CallCache *cache)
 		cache->key = cache->snapshot.key;
 	cache->last_pair.len = -1;
 	cache->source = VARDATA_ANY(value);
+	cache->passed = PG_GETARG_DATUM(SNAPSHOT_ARG);
 }
 
 /* appendBinaryStringInfo, inline while the buffer has room (once per key of every row) */

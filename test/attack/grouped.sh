@@ -23,6 +23,8 @@
 #   f. a role whose budget is too small is refused (53000) before reading, with the same error
 #      text whatever its filter selects, and charged nothing.
 #   g. EXPLAIN and EXPLAIN ANALYZE of a grouped release: refused (42501), nothing charged.
+#   h. the grouped rewrite's functions called by hand on the protected table (group_registry,
+#      group_key, group_member with a forged registry): refused (42501), nothing charged.
 #
 # False failures (checks that can fail although uldp is right), derived:
 #   b. A group held by one user appears with probability P(1 + Z >= T), Z discrete Laplace with
@@ -147,6 +149,19 @@ for q in 'SELECT a.amount, user_dp_count(a.user_id, 1.0) FROM people a JOIN peop
     run_as "$A" <<<"$q;"
     ok_if "d. refused (42501): $q" refused_with 42501 || show_out
     check_not_charged "d. $q"
+done
+
+# ---------------------------------------------------------------------------------------------
+# h. the rewrite's own functions called by hand on the protected table: the registration (whose
+#    snapshot holds every group's exact count of users), the key, group_member with a forged
+#    registry: refused (42501), nothing charged
+for q in "SELECT uldp.group_registry(1, 1, NULL, user_id, amount) FROM people" \
+    "SELECT amount, uldp.group_key(1), user_dp_count(user_id, 1.0) FROM people GROUP BY amount" \
+    "SELECT user_dp_count(uldp.group_member(1, 1, '\\x00'::bytea, user_id, amount), 1.0) FROM people"; do
+    charge_snapshot
+    run_as "$A" <<<"$q;"
+    ok_if "h. refused (42501): $q" refused_with 42501 || show_out
+    check_not_charged "h. $q"
 done
 
 # ---------------------------------------------------------------------------------------------
