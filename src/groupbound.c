@@ -234,23 +234,31 @@ forget_bound(void *arg)
 }
 
 /*
- * An empty registry (before reading rows), whose names are hashed with
- * "names_seed".
+ * An empty registry (before reading rows) in memory of its own under
+ * "context", with bound k and the key of its pseudorandom function, whose
+ * names are hashed with "names_seed"; "partial": a parallel registration's.
  */
-static void
-bound_init(UldpGroupBound *bound, uint64 names_seed)
+static UldpGroupBound *
+bound_new(int groups_per_user, const uint64 key[2], uint64 names_seed, MemoryContext context,
+		  bool partial)
 {
+	UldpGroupBound *bound = MemoryContextAllocZero(context, sizeof(UldpGroupBound));
+
+	bound->groups_per_user = groups_per_user;
+	bound->owner = context;
+	/* memory context names must be constant strings */
+	if (partial)
+		bound->context = AllocSetContextCreate(context, "uldp partial group bound",
+											   ALLOCSET_DEFAULT_SIZES);
+	else
+		bound->context = AllocSetContextCreate(context, "uldp group bound", ALLOCSET_DEFAULT_SIZES);
+	bound->key[0] = key[0];
+	bound->key[1] = key[1];
 	bound->users = bound_users_create(bound->context, 1024, NULL);
 	bound->names = uldp_group_names_create(bound->context, names_seed);
 	bound->dropped = dropped_values_create(bound->context, 64, NULL);
-	bound->values = NULL;
 	bound->row_words = 1 + bound->groups_per_user + (bound->groups_per_user + 1) / 2;
-	bound->value_rows = 0;
-	bound->value_capacity = 0;
-	bound->npending = 0;
-	bound->ndeferred = 0;
-	bound->complete = false;
-	bound->group_users = NULL;
+	return bound;
 }
 
 /*
@@ -261,8 +269,10 @@ static UldpGroupBound *
 uldp_group_bound_create(int64 slot, int groups_per_user, MemoryContext context)
 {
 	static bool checked = false;
-	UldpGroupBound *bound = MemoryContextAllocZero(context, sizeof(UldpGroupBound));
 	MemoryContextCallback *callback = MemoryContextAlloc(context, sizeof(MemoryContextCallback));
+	UldpGroupBound *bound;
+	uint64		names_seed;
+	uint64		key[2];
 
 	/* the pseudorandom function, once per backend, before it picks groups */
 	if (!checked)
@@ -275,18 +285,17 @@ uldp_group_bound_create(int64 slot, int groups_per_user, MemoryContext context)
 		checked = true;
 	}
 
+	/* drawn in this order since uldp 0.8: seeded releases stay as they were */
+	names_seed = uldp_random_u64();
+	key[0] = uldp_random_u64();
+	key[1] = uldp_random_u64();
+	bound = bound_new(groups_per_user, key, names_seed, context, false);
 	bound->slot = slot;
-	bound->groups_per_user = groups_per_user;
-	bound->owner = context;
-	bound->context = AllocSetContextCreate(context, "uldp group bound", ALLOCSET_DEFAULT_SIZES);
 	bound->next = bounds;
 	bounds = bound;
 	callback->func = forget_bound;
 	callback->arg = bound;
 	MemoryContextRegisterResetCallback(context, callback);
-	bound_init(bound, uldp_random_u64());
-	bound->key[0] = uldp_random_u64();
-	bound->key[1] = uldp_random_u64();
 	return bound;
 }
 
@@ -698,6 +707,23 @@ snapshot_group(void *arg, uint32 number, const char *name, uint32 length)
 }
 
 /*
+ * Refuses a value of "bytes" that PostgreSQL could not pass between
+ * processes (a varlena holds at most 1 GB).  Over a protected table
+ * statement.c refused such a plan before reading, from the table's size;
+ * over a table the caller may read, the error tells nothing new.
+ */
+static void
+check_passable(Size bytes, const char *what)
+{
+	if (bytes > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a grouped release's %s would take %zu MB, more than the 1 GB PostgreSQL can pass to or from a parallel worker",
+						what, bytes / (1024 * 1024)),
+				 errhint("Run it without parallel workers (SET max_parallel_workers_per_gather = 0).")));
+}
+
+/*
  * The snapshot of a complete registry (see SnapshotHeader): in full when
  * parallel workers read it, else only its name.
  */
@@ -709,8 +735,12 @@ build_snapshot(UldpGroupBound *bound)
 	int64		ngroups = bound->for_workers ? (int64) uldp_group_names_count(bound->names) : 0;
 	Size		bytes = VARHDRSZ + sizeof(header) + Max(ndropped, 0) * sizeof(uint64) +
 		ngroups * sizeof(SnapshotGroup);
-	bytea	   *snapshot = MemoryContextAllocHuge(bound->context, bytes);
-	char	   *cursor = VARDATA(snapshot) + sizeof(header);
+	bytea	   *snapshot;
+	char	   *cursor;
+
+	check_passable(bytes, "registry of groups");
+	snapshot = MemoryContextAllocHuge(bound->context, bytes);
+	cursor = VARDATA(snapshot) + sizeof(header);
 
 	memset(&header, 0, sizeof(header));
 	header.magic = SNAPSHOT_MAGIC;
@@ -781,17 +811,8 @@ uldp_group_bound_complete(UldpGroupBound *bound)
 UldpGroupBound *
 uldp_group_bound_partial(int groups_per_user, const uint64 key[2], MemoryContext context)
 {
-	UldpGroupBound *bound = MemoryContextAllocZero(context, sizeof(UldpGroupBound));
-
-	bound->groups_per_user = groups_per_user;
-	bound->owner = context;
-	bound->context = AllocSetContextCreate(context, "uldp partial group bound",
-										   ALLOCSET_DEFAULT_SIZES);
-	bound->key[0] = key[0];
-	bound->key[1] = key[1];
 	/* secret as the key is, drawing nothing (the leader's draws stay those of a serial plan) */
-	bound_init(bound, bound->key[0] ^ bound->key[1]);
-	return bound;
+	return bound_new(groups_per_user, key, key[0] ^ key[1], context, true);
 }
 
 /*
@@ -814,9 +835,9 @@ typedef struct PartialHeader
 
 #define PARTIAL_MAGIC 0x554c5231	/* "ULR1" */
 #define PARTIAL_VERSION 1
-/* a user's entry: id and n, then at most k values and group numbers */
-#define PARTIAL_USER_BYTES(k) (sizeof(uint64) + sizeof(uint32) + \
-							   (k) * (sizeof(uint64) + sizeof(uint32)))
+/* a user's entry: id and n, then n values and group numbers */
+#define PARTIAL_USER_BYTES(n) (sizeof(uint64) + sizeof(uint32) + \
+							   (n) * (sizeof(uint64) + sizeof(uint32)))
 
 /*
  * Worst-case bytes per row read of a serialized partial registry: a new
@@ -867,9 +888,14 @@ uldp_group_bound_serialize(UldpGroupBound *bound)
 	dropped_values_iterator dropped;
 	DroppedValue *value;
 	int			k = bound->groups_per_user;
+	Size		user_bytes = 0;
 
 	register_flush(bound);
 	register_flush(bound);
+	/* each user's entry: its id, n, and n values with their groups */
+	bound_users_start_iterate(bound->users, &iterator);
+	while ((entry = bound_users_iterate(bound->users, &iterator)) != NULL)
+		user_bytes += PARTIAL_USER_BYTES(k == 1 ? 1 : value_row(bound, entry->group_or_row)[0]);
 	slots.names = palloc_extended(Max(ngroups, 1) * sizeof(char *), MCXT_ALLOC_HUGE);
 	slots.lengths = palloc_extended(Max(ngroups, 1) * sizeof(uint32), MCXT_ALLOC_HUGE);
 	slots.bytes = 0;
@@ -883,8 +909,9 @@ uldp_group_bound_serialize(UldpGroupBound *bound)
 	header.nusers = bound->users->members;
 	header.ndropped = bound->dropped->members;
 	header.name_bytes = slots.bytes;
-	result = palloc_extended(VARHDRSZ + sizeof(header) + slots.bytes +
-							 header.nusers * PARTIAL_USER_BYTES(k) +
+	check_passable(VARHDRSZ + sizeof(header) + slots.bytes + user_bytes +
+				   header.ndropped * sizeof(uint64), "partial registry of groups");
+	result = palloc_extended(VARHDRSZ + sizeof(header) + slots.bytes + user_bytes +
 							 header.ndropped * sizeof(uint64), MCXT_ALLOC_HUGE);
 	cursor = put(VARDATA(result), &header, sizeof(header));
 	for (uint32 g = 0; g < ngroups; g++)

@@ -434,9 +434,11 @@ prepare_grouping(AggState *aggstate, ReleaseNode *node, Oid extension)
 
 /*
  * The registration of a grouped release (grouping.c): no release, nothing to
- * charge.  Its registry is counted with its release, but the partial
- * registries of a parallel registration (in the leader and in each worker)
- * are counted here, and one that could not be passed from a worker is
+ * charge.  Its registry is counted with its release; a parallel
+ * registration's memory is counted here: in each process that aggregates
+ * partially, its partial registry and that registry serialized, and in the
+ * leader, which merges them one at a time, a serialized partial registry as
+ * received and as copied.  One that could not be passed from a worker is
  * refused before reading.
  */
 static void
@@ -445,14 +447,18 @@ prepare_registration(AggState *aggstate, PrepareContext *context, int k, List *k
 	RowBound	bound = {0};
 	double		name_bytes = uldp_group_bound_name_bytes(key_types);
 	double		partial_bytes = uldp_group_bound_partial_bytes_per_row(name_bytes);
+	double		bytes_per_row;
 
-	if (!DO_AGGSPLIT_SERIALIZE(aggstate->aggsplit))
+	if (DO_AGGSPLIT_SERIALIZE(aggstate->aggsplit))
+		bytes_per_row = uldp_group_bound_bytes_per_row(k, name_bytes) + partial_bytes;
+	else if (DO_AGGSPLIT_DESERIALIZE(aggstate->aggsplit))
+		bytes_per_row = 2 * partial_bytes;
+	else
 		return;
 	row_bound_walker((PlanState *) aggstate, &bound);
 	if (bound.table == NULL)
 		return;
-	context->bounded_bytes += bound.rows *
-		(uldp_group_bound_bytes_per_row(k, name_bytes) + partial_bytes);
+	context->bounded_bytes += bound.rows * bytes_per_row;
 	if (context->bounded_bytes > (double) uldp_max_state_memory * 1024)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
