@@ -568,7 +568,7 @@ uldp_group_bound_group(UldpGroupBound *bound, const char *name, uint32 length)
 
 /*
  * Registers a pair: its user, its pseudorandom value and its group's
- * number, unless the registry is complete.  The pair is buffered while its
+ * number, in a registry not yet complete.  The pair is buffered while its
  * user's bucket is prefetched: once the users outgrow the CPU caches, each
  * pair costs a cache miss, and buffering a few overlaps them.  Completing
  * the registry adds what is still buffered.
@@ -578,8 +578,7 @@ uldp_group_bound_add(UldpGroupBound *bound, uint64 user, uint64 value, uint32 gr
 {
 	uint32		hash = bound_user_hash(user);
 
-	if (bound->complete)
-		return;
+	Assert(!bound->complete);
 	__builtin_prefetch(&bound->users->data[hash & bound->users->sizemask]);
 	bound->pending[bound->npending].user = user;
 	bound->pending[bound->npending].value = value;
@@ -1002,6 +1001,8 @@ uldp_group_bound_merge(UldpGroupBound *bound, const bytea *serialized)
 	uint32	   *numbers;
 	int			k = bound->groups_per_user;
 
+	if (bound->complete)
+		elog(ERROR, "uldp merged a partial registry of groups after its registration completed");
 	take(&cursor, end, &header, sizeof(header));
 	if (header.magic != PARTIAL_MAGIC || header.version != PARTIAL_VERSION ||
 		header.groups_per_user != k || header.nusers < 0 || header.ndropped < 0)
@@ -1044,12 +1045,7 @@ uldp_group_bound_merge(UldpGroupBound *bound, const bytea *serialized)
 			take(&cursor, end, &group, sizeof(group));
 			if (group >= header.ngroups)
 				partial_invalid();
-			bound->pending[bound->npending].user = user;
-			bound->pending[bound->npending].value = value;
-			bound->pending[bound->npending].group = numbers[group];
-			bound->pending[bound->npending].hash = bound_user_hash(user);
-			if (++bound->npending == PENDING_PAIRS)
-				register_flush(bound);
+			uldp_group_bound_add(bound, user, value, numbers[group]);
 		}
 	}
 	for (int64 d = 0; d < header.ndropped; d++)
