@@ -188,6 +188,12 @@ SELECT segment, uldp.group_selected(customer_id, 1.0, 1e-8) FROM grouped_orders 
 -- nothing was charged for the refusals: still the 4 rows above
 SELECT count(*) - :ledger_rows AS new_ledger_rows FROM uldp.ledger WHERE role = 'uldp_grouped_analyst';
 
+-- over a CTE of the query, which both readings share: the releases of the first block
+-- (seed 1), by a role that may read the table
+SET uldp.test_seed = 1;
+WITH o AS (SELECT * FROM grouped_orders)
+SELECT segment, user_dp_count(customer_id, 1.0) AS customers FROM o GROUP BY segment ORDER BY segment;
+
 -- a grouping key fixed by WHERE: one group, still aggregated after all rows are read
 RESET SESSION AUTHORIZATION; SET uldp.test_seed = 30; SET SESSION AUTHORIZATION uldp_grouped_analyst;
 SELECT segment, user_dp_count(customer_id, 1.0) FROM grouped_orders WHERE segment = 3 GROUP BY segment;

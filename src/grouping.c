@@ -282,6 +282,19 @@ key_reference(int64 slot)
 	return (Node *) link;
 }
 
+/* The CTE "name" of query's own WITH list. */
+static CommonTableExpr *
+level_cte(Query *query, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, query->cteList)
+		if (strcmp(lfirst_node(CommonTableExpr, lc)->ctename, name) == 0)
+			return lfirst(lc);
+	elog(ERROR, "CTE \"%s\" of a grouped uldp release not found", name);
+	return NULL;
+}
+
 /*
  * WITH uldp_groups_<s> AS MATERIALIZED (
  *	SELECT uldp.group_registry(s, k, (SELECT uldp.group_key(s)), user, keys)
@@ -296,6 +309,7 @@ registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *pub
 	Node	   *quals;
 	List	   *args;
 	Aggref	   *registry;
+	ListCell   *lc;
 
 	scan->commandType = CMD_SELECT;
 	scan->querySource = QSRC_ORIGINAL;
@@ -328,6 +342,17 @@ registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *pub
 	scan->hasSubLinks = true;
 	/* references to enclosing queries are one level further away in it */
 	IncrementVarSublevelsUp((Node *) scan, 1, 1);
+	/* and so are the level's own CTEs that its FROM reads, which precede it */
+	foreach(lc, scan->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+		if (rte->rtekind == RTE_CTE && rte->ctelevelsup == 0)
+		{
+			rte->ctelevelsup = 1;
+			level_cte(query, rte->ctename)->cterefcount++;
+		}
+	}
 
 	cte->ctename = psprintf("uldp_groups_%lld", (long long) slot);
 	cte->ctematerialized = CTEMaterializeAlways;
@@ -380,9 +405,9 @@ registry_reference(CommonTableExpr *cte)
 
 /*
  * The public keys of the level's grouping key, if it is one column of a
- * table whose keys were declared public, or a column of a subquery that
- * returns such a column as it is (its origin: the pairs of a release over
- * shards, shardgroups.c); else NULL.
+ * table whose keys were declared public, or a column of a subquery or of
+ * the level's CTE that returns such a column as it is (its origin: the
+ * pairs of a release over shards, shardgroups.c); else NULL.
  */
 static Const *
 public_keys(Query *query, List *keys)
@@ -398,9 +423,11 @@ public_keys(Query *query, List *keys)
 	rte = rt_fetch(var->varno, query->rtable);
 	relid = rte->rtekind == RTE_RELATION ? rte->relid : InvalidOid;
 	attnum = var->varattno;
-	if (rte->rtekind == RTE_SUBQUERY)
+	if (rte->rtekind == RTE_SUBQUERY || (rte->rtekind == RTE_CTE && rte->ctelevelsup == 0))
 	{
-		TargetEntry *column = get_tle_by_resno(rte->subquery->targetList, var->varattno);
+		Query	   *subquery = rte->rtekind == RTE_SUBQUERY ? rte->subquery :
+			(Query *) level_cte(query, rte->ctename)->ctequery;
+		TargetEntry *column = get_tle_by_resno(subquery->targetList, var->varattno);
 
 		if (column != NULL && !column->resjunk && IsA(column->expr, Var) &&
 			OidIsValid(column->resorigtbl))
@@ -663,6 +690,26 @@ uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k, List **key_
 }
 
 /*
+ * Does "scan" read a registration: a CTE whose plan is the aggregate
+ * uldp.group_registry alone, finished?
+ */
+bool
+uldp_grouping_reads_registration(CteScan *scan, EState *estate)
+{
+	Plan	   *cte;
+	TargetEntry *entry;
+
+	if (scan->ctePlanId < 1 || scan->ctePlanId > list_length(estate->es_plannedstmt->subplans))
+		return false;
+	cte = list_nth(estate->es_plannedstmt->subplans, scan->ctePlanId - 1);
+	if (cte == NULL || !IsA(cte, Agg) || ((Agg *) cte)->aggstrategy != AGG_PLAIN ||
+		DO_AGGSPLIT_SKIPFINAL(((Agg *) cte)->aggsplit) || list_length(cte->targetlist) != 1)
+		return false;
+	entry = linitial_node(TargetEntry, cte->targetlist);
+	return IsA(entry->expr, Aggref) && ((Aggref *) entry->expr)->aggfnoid == registry_oid(false);
+}
+
+/*
  * Is "registry" the output of an initplan that reads the registration of
  * slot "slot": (SELECT registry FROM uldp_groups_<s>), whose CTE is the
  * aggregate uldp.group_registry(slot, ...) over every row of the level?
@@ -689,15 +736,10 @@ reads_registration(Node *registry, int64 slot, EState *estate)
 		!IsA(initplan->planstate->plan, CteScan))
 		return false;
 	scan = (CteScan *) initplan->planstate->plan;
-	if (scan->ctePlanId < 1 || scan->ctePlanId > list_length(estate->es_plannedstmt->subplans))
+	if (!uldp_grouping_reads_registration(scan, estate))
 		return false;
 	cte = list_nth(estate->es_plannedstmt->subplans, scan->ctePlanId - 1);
-	if (cte == NULL || !IsA(cte, Agg) || ((Agg *) cte)->aggstrategy != AGG_PLAIN ||
-		DO_AGGSPLIT_SKIPFINAL(((Agg *) cte)->aggsplit) || list_length(cte->targetlist) != 1)
-		return false;
 	entry = linitial_node(TargetEntry, cte->targetlist);
-	if (!IsA(entry->expr, Aggref) || ((Aggref *) entry->expr)->aggfnoid != registry_oid(false))
-		return false;
 	aggref = uldp_original_aggref(cte, (Aggref *) entry->expr);
 	aggref_slot = (Const *) linitial_node(TargetEntry, aggref->args)->expr;
 	return IsA(aggref_slot, Const) && !aggref_slot->constisnull &&

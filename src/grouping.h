@@ -19,5 +19,6 @@ extern bool uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k,
 							  List **key_types);
 extern bool uldp_grouping_registered_first(AggState *agg, int64 slot, Oid extension);
 extern bool uldp_grouping_registration(AggState *agg, int *k, List **key_types);
+extern bool uldp_grouping_reads_registration(CteScan *scan, EState *estate);
 
 #endif							/* ULDP_GROUPING_H */

@@ -307,6 +307,15 @@ row_bound_walker(PlanState *planstate, RowBound *bound)
 						 errhint("Protect tables, and partitions that are tables; a table partitioned into postgres_fdw partitions releases over its shards' states.")));
 			bound->rows += rows;
 		}
+		/*
+		 * The rows of a CTE that it reads (the pairs of a grouped release
+		 * over shards, shardgroups.c); a registration's CTE returns one row,
+		 * its snapshot, after reading the rows that the release reads again
+		 */
+		if (IsA(planstate, CteScanState) &&
+			!uldp_grouping_reads_registration((CteScan *) plan, planstate->state) &&
+			row_bound_walker(((CteScanState *) planstate)->cteplanstate, bound))
+			return true;
 	}
 	return planstate_tree_walker(planstate, row_bound_walker, (void *) bound);
 }

@@ -24,7 +24,10 @@
 #                   every user's value), one partition's values alone, and uldp.user_dp_mean over
 #                   the 3 partitions' values stored on the coordinator (its part)
 #   grouped         by country (50 groups): PostgreSQL's avg and user_dp_mean on one node, and the
-#                   analyst's over the shards (the shards return one value per user and country)
+#                   analyst's over the shards (the shards return one value per user and country,
+#                   once); user_dp_mean on one shard's rows (the weak-scaling base), one shard's
+#                   pairs alone, and the release over all the pairs stored on the coordinator
+#                   (its part, visits_pairs)
 # The projections to 3 machines (one shard's part + the coordinator's) are the weak-scaling
 # figures this machine can give: here the shards' scans compete for the same 2 cores.
 # Writes doc/benchmark-shards.md.
@@ -81,6 +84,9 @@ QUERIES=(
     "grouped by country (50), plain avg (one node)|SELECT country, avg(amount) FROM visits_local GROUP BY country|"
     "grouped by country, user_dp_mean, one node|SELECT country, user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits_local GROUP BY country|"
     "grouped by country, user_dp_mean by an analyst over 3 shards|SELECT country, user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits GROUP BY country|analyst"
+    "grouped by country, user_dp_mean, one node, one shard's rows|SELECT country, user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits_share GROUP BY country|"
+    "one shard's pairs alone, pushed down and fetched|SELECT count(*) FROM (SELECT uldp_shard.pair_user(user_id, :max_rows), country, uldp_shard.user_mean(amount, 0, 100), user_id FROM visits_p0 GROUP BY 2, 4) p|"
+    "grouped by country over 3 partitions' pairs stored on the coordinator (its part)|SELECT country, user_dp_mean(value, user_id, 0.5, 0, 100) FROM visits_pairs GROUP BY country|"
 )
 # the statement that runs query i, as its role
 statement() {
@@ -104,13 +110,15 @@ The analyst's release is the same SQL as on one node; uldp rewrites it (doc/scal
 
 for ROWS in $SIZES; do
     USERS=$((ROWS / 10))
-    cpsql -q -c 'DROP TABLE IF EXISTS visits, visits_local, visits_share, visits_states'
+    cpsql -q -c 'DROP TABLE IF EXISTS visits, visits_local, visits_share, visits_states, visits_pairs'
     for i in 0 1 2; do spsql "$i" -q -c 'DROP TABLE IF EXISTS visits'; done
     uldp_shards_create_table visits
     uldp_shards_load visits "$USERS" "$ROWS"
     cpsql -q -c "CREATE TABLE visits_share AS SELECT * FROM visits_local
                      WHERE satisfies_hash_partition('visits'::regclass, 3, 0, user_id)" \
-        -c 'VACUUM (FREEZE, ANALYZE) visits_local, visits_share' \
+        -c "CREATE TABLE visits_pairs AS SELECT user_id, country, avg(LEAST(GREATEST(amount, 0), 100)) AS value
+                FROM visits_local GROUP BY user_id, country" \
+        -c 'VACUUM (FREEZE, ANALYZE) visits_local, visits_share, visits_pairs' \
         -c "SELECT uldp.protect_table('visits', 'user_id')" \
         -c "CREATE TABLE visits_states (s bytea)" -c "ALTER TABLE visits_states ALTER s SET STORAGE EXTERNAL" \
         -c "INSERT INTO visits_states
@@ -123,6 +131,7 @@ for ROWS in $SIZES; do
     out="$({
         # the worst case of the analyst's merge, checked before reading, is public and large
         echo "SET jit = off; SET uldp.max_partition_rows = $((ROWS * 2 / 3)); SET uldp.max_state_memory = '512GB';"
+        echo "\\set max_rows $((ROWS * 2 / 3))"
         for i in "${!QUERIES[@]}"; do statement "$i"; done
         printf '%s\n' '\timing on'
         for ((r = 0; r < RUNS; r++)); do
@@ -135,6 +144,7 @@ for ROWS in $SIZES; do
             awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')"
     done
     STATE_BYTES="$(cpsql -qAt -c "SELECT sum(length(s)) FROM visits_states")"
+    PAIRS="$(cpsql -qAt -c "SELECT count(*) FROM visits_pairs")"
     REPORT+="
 
 ## $ROWS rows, $USERS users
@@ -160,7 +170,9 @@ Weak scaling (3 shards holding 3 times one shard's rows, against one node with o
   $(awk -v a="${MEDIAN[11]}" -v b="${MEDIAN[12]}" 'BEGIN {printf "%.0f", a + b}') ms, $(ratio "$(awk -v a="${MEDIAN[11]}" -v b="${MEDIAN[12]}" 'BEGIN {print a + b}')" "${MEDIAN[9]}").
 
 Grouped by country: the analyst's release over the shards takes $(ratio "${MEDIAN[15]}" "${MEDIAN[14]}") times the same release on one node
-($(ratio "${MEDIAN[14]}" "${MEDIAN[13]}") times PostgreSQL's own GROUP BY there)."
+($(ratio "${MEDIAN[14]}" "${MEDIAN[13]}") times PostgreSQL's own GROUP BY there). Weak scaling: $(ratio "${MEDIAN[15]}" "${MEDIAN[16]}") on this machine;
+projected to 3 machines (one shard's pairs + the coordinator's release over all the pairs, $PAIRS of them):
+$(awk -v a="${MEDIAN[17]}" -v b="${MEDIAN[18]}" 'BEGIN {printf "%.0f", a + b}') ms, $(ratio "$(awk -v a="${MEDIAN[17]}" -v b="${MEDIAN[18]}" 'BEGIN {print a + b}')" "${MEDIAN[16]}")."
 done
 PLAN="$(cpsql -qAt -c "EXPLAIN (VERBOSE, COSTS OFF) $RELEASE visits")"
 REPORT+="
