@@ -14,12 +14,14 @@
  *
  * becomes
  *
+ *	WITH uldp_shard_pairs AS MATERIALIZED (
+ *		SELECT uldp_shard.pair_user(u, max_rows), k,
+ *			   uldp_shard.user_mean(v, lo, hi), bool_or(f), u
+ *		FROM ONLY t_1 WHERE w GROUP BY u, k
+ *		UNION ALL ... one branch per leaf partition ...)
  *	SELECT s.key_1, user_dp_mean(s.value_1, s.user_id, eps, lo, hi),
  *		   user_dp_count(s.user_id, eps2) FILTER (WHERE s.value_2)
- *	FROM (SELECT uldp_shard.pair_user(u, max_rows), k,
- *				 uldp_shard.user_mean(v, lo, hi), bool_or(f), u
- *		  FROM ONLY t_1 WHERE w GROUP BY u, k
- *		  UNION ALL ... one branch per leaf partition ...) s
+ *	FROM uldp_shard_pairs s
  *	WHERE <the gate's checks>
  *	  AND (SELECT count(c.checked) FROM (SELECT uldp_shard.partition_check(max_rows)
  *										FROM ONLY t_1 WHERE ctid < '(0,0)' UNION ALL ...) c)
@@ -27,7 +29,9 @@
  *	GROUP BY s.key_1 HAVING h
  *
  * and the coordinator's grouped release (grouping.c) runs over the pairs as
- * over rows: each pair is one row of its user in its group, whose value is
+ * over rows, which it reads twice (to register every user's groups, then
+ * to aggregate) from the CTE, so that the shards compute and send them
+ * once: each pair is one row of its user in its group, whose value is
  * what the local transition function would compute from the user's rows
  * there, so the contribution bound, the partition selection and every
  * release are those of the same statement on one node.  A user found in
