@@ -281,47 +281,6 @@ pairs_mutator(Node *node, PairContext *context)
 }
 
 /*
- * The entry that reads the pairs: a CTE of query, materialized, which the
- * grouped release reads twice (grouping.c registers every user's groups,
- * then aggregates), so that the shards compute and send the pairs once.
- * The name is uldp's own: no CTE of the analyst's is in the query, which
- * shardrewrite.c rewrites only without a WITH clause.
- */
-static RangeTblEntry *
-pairs_entry(Query *query, Query *pairs, List *names)
-{
-	CommonTableExpr *cte = makeNode(CommonTableExpr);
-	RangeTblEntry *rte = makeNode(RangeTblEntry);
-	ListCell   *lc;
-
-	cte->ctename = pstrdup("uldp_shard_pairs");
-	cte->ctematerialized = CTEMaterializeAlways;
-	cte->ctequery = (Node *) pairs;
-	cte->location = -1;
-	cte->cterefcount = 1;
-	cte->ctecolnames = names;
-	foreach(lc, pairs->targetList)
-	{
-		Node	   *column = (Node *) lfirst_node(TargetEntry, lc)->expr;
-
-		cte->ctecoltypes = lappend_oid(cte->ctecoltypes, exprType(column));
-		cte->ctecoltypmods = lappend_int(cte->ctecoltypmods, exprTypmod(column));
-		cte->ctecolcollations = lappend_oid(cte->ctecolcollations, exprCollation(column));
-	}
-	query->cteList = lappend(query->cteList, cte);
-
-	rte->rtekind = RTE_CTE;
-	rte->ctename = cte->ctename;
-	rte->ctelevelsup = 0;
-	rte->self_reference = false;
-	rte->coltypes = list_copy(cte->ctecoltypes);
-	rte->coltypmods = list_copy(cte->ctecoltypmods);
-	rte->colcollations = list_copy(cte->ctecolcollations);
-	rte->eref = makeAlias("pairs", list_copy(names));
-	return rte;
-}
-
-/*
  * Rewrites the grouped releases of query over its entry varno, a protected
  * table kept on shards, into releases over the pairs the shards compute;
  * false if it cannot (*reason).  shard_aggs gets the aggregates that must
@@ -410,7 +369,8 @@ uldp_shard_rewrite_grouped(Query *query, Index varno, List *checks, int max_rows
 	query->hasSubLinks = true;
 	foreach(lc, context.columns.names)
 		names = lappend(names, makeString(lfirst(lc)));
-	uldp_shard_replace_entry(query, varno, pairs_entry(query, pairs, names));
+	/* read twice (registration, then release), computed once */
+	uldp_shard_replace_entry(query, varno, uldp_shard_cte_entry(query, pairs, "uldp_shard_pairs", "pairs", names));
 	foreach(lc, context.columns.exprs)
 		if (IsA(lfirst(lc), Aggref) && ((Aggref *) lfirst(lc))->aggfnoid != F_BOOL_OR)
 			*shard_aggs = list_append_unique_oid(*shard_aggs, ((Aggref *) lfirst(lc))->aggfnoid);

@@ -572,6 +572,62 @@ uldp_shard_subquery_entry(Query *subquery, const char *name, List *colnames)
 	return rte;
 }
 
+/* Has query a CTE of that name? */
+static bool
+cte_named(Query *query, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, query->cteList)
+		if (strcmp(lfirst_node(CommonTableExpr, lc)->ctename, name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * An entry of query that reads "subquery" as a materialized CTE of query,
+ * named "ctename" (followed by a number if one of query's CTEs has that
+ * name), for a grouped release, which reads its rows twice (grouping.c
+ * registers every user's groups, then aggregates): the shards compute and
+ * send them once, and the coordinator keeps them for the second reading.
+ */
+RangeTblEntry *
+uldp_shard_cte_entry(Query *query, Query *subquery, const char *ctename, const char *alias,
+					 List *colnames)
+{
+	CommonTableExpr *cte = makeNode(CommonTableExpr);
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+	ListCell   *lc;
+
+	cte->ctename = pstrdup(ctename);
+	for (int suffix = 2; cte_named(query, cte->ctename); suffix++)
+		cte->ctename = psprintf("%s_%d", ctename, suffix);
+	cte->ctematerialized = CTEMaterializeAlways;
+	cte->ctequery = (Node *) subquery;
+	cte->location = -1;
+	cte->cterefcount = 1;
+	cte->ctecolnames = colnames;
+	foreach(lc, subquery->targetList)
+	{
+		Node	   *column = (Node *) lfirst_node(TargetEntry, lc)->expr;
+
+		cte->ctecoltypes = lappend_oid(cte->ctecoltypes, exprType(column));
+		cte->ctecoltypmods = lappend_int(cte->ctecoltypmods, exprTypmod(column));
+		cte->ctecolcollations = lappend_oid(cte->ctecolcollations, exprCollation(column));
+	}
+	query->cteList = lappend(query->cteList, cte);
+
+	rte->rtekind = RTE_CTE;
+	rte->ctename = cte->ctename;
+	rte->ctelevelsup = 0;
+	rte->self_reference = false;
+	rte->coltypes = list_copy(cte->ctecoltypes);
+	rte->coltypmods = list_copy(cte->ctecoltypmods);
+	rte->colcollations = list_copy(cte->ctecolcollations);
+	rte->eref = makeAlias(alias, list_copy(colnames));
+	return rte;
+}
+
 static List *
 string_list(List *names)
 {

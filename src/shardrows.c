@@ -26,7 +26,10 @@
  * local table.  The filters that read the table alone move into the
  * branches, made shippable where they can be (shardquery.c): those that
  * ship run on the shards, the others on the coordinator as the rows
- * arrive; filters that read joined tables stay with the statement.
+ * arrive; filters that read joined tables stay with the statement.  A
+ * grouped release reads its rows twice (grouping.c): from a materialized
+ * CTE instead, so that the shards send them once.  The columns keep their
+ * origin in the table, so that keys declared public stay public.
  *
  *-------------------------------------------------------------------------
  */
@@ -141,12 +144,23 @@ uldp_shard_ship_rows(Query *query, Index varno, List *checks, const char *why,
 	query->jointree->quals = split_quals(query->jointree->quals, varno, &own_quals);
 	own_quals = uldp_shard_shippable(own_quals, &shipping);
 	rows = uldp_shard_union(parent, &columns, own_quals, shipping.sublinks, parent->rd_rel->relowner);
+	/* each column keeps its origin: the keys declared public for it stay so (grouping.c) */
+	for (int i = 0; i < desc->natts; i++)
+		if (!TupleDescAttr(desc, i)->attisdropped)
+		{
+			TargetEntry *column = list_nth(rows->targetList, i);
+
+			column->resorigtbl = rte->relid;
+			column->resorigcol = TupleDescAttr(desc, i)->attnum;
+		}
 	table_close(parent, NoLock);
 
 	query->jointree->quals = make_and_qual(query->jointree->quals,
 										   (Node *) make_ands_explicit(lappend(checks, size_check)));
 	query->hasSubLinks = true;
-	uldp_shard_replace_entry(query, varno, uldp_shard_subquery_entry(rows, "rows", names));
+	uldp_shard_replace_entry(query, varno, query->groupClause != NIL ?
+							 uldp_shard_cte_entry(query, rows, "uldp_shard_rows", "rows", names) :
+							 uldp_shard_subquery_entry(rows, "rows", names));
 	rewrites->state_aggs = list_append_unique_oid(rewrites->state_aggs,
 												  uldp_shard_function("uldp_shard", "uldp_shard",
 																	  "partition_check", check_args, 1));

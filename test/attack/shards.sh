@@ -326,6 +326,14 @@ OUT="$(cpsql -qAt -U "$A" -c "$(printf "$PUBLIC_KEYS" visits)" 2>&1)"
 is "$OUT" "$(cq_as "$A" -c "$(printf "$PUBLIC_KEYS" visits_local)")" \
     "c. grouped by keys declared public: over the shards' pairs (no NOTICE: no rows shipped), as on one node (epsilon 1e4)"
 is "$(cut -d'|' -f1 <<<"$OUT" | tr '\n' ' ')" "C1 C2 none " "c. exactly the keys declared, the empty one included"
+# a grouped release the shards cannot compute ships the rows once (both readings, registration
+# and release, read them from a CTE), and the keys declared public stay so; epsilon 1e4
+GROUPED_QUANTILE="SET uldp.max_partition_rows = 30000; SELECT country, round(user_dp_quantile(amount, user_id, 1e4, 0.5, 0, 100)::numeric, 1) FROM %s GROUP BY 1 ORDER BY 1"
+# shellcheck disable=SC2059 # the tables' names go into the query
+OUT="$(cpsql -qAt -U "$A" -c "$(printf "$GROUPED_QUANTILE" visits)" 2>&1)"
+ok_if "c. a grouped quantile ships rows, with a NOTICE" grep -q 'NOTICE:  uldp ships the rows of "visits" from its shards' <<<"$OUT"
+is "$(grep -v NOTICE <<<"$OUT" | grep -v '^DETAIL\|^HINT')" "$(cq_as "$A" -c "$(printf "$GROUPED_QUANTILE" visits_local)")" \
+   "c. and releases what it releases on one node: exactly the keys declared (epsilon 1e4)"
 cpsql -q -c "SELECT uldp.set_public_groups('visits', 'country', NULL::text[])" \
     -c "SELECT uldp.set_public_groups('visits_local', 'country', NULL::text[])" >/dev/null || exit 1
 # remote estimates would contact a shard before the charge: refused while a partition uses them
