@@ -100,7 +100,7 @@ CREATE AGGREGATE uldp.user_dp_range(state bytea, user_id anyelement, epsilon flo
 
 -- Grouped releases in parallel plans (src/grouping.c): the registration of
 -- each user's groups is an aggregate, uldp.group_registry, in a CTE that
--- returns the registry's snapshot; group_member and group_users take it as
+-- returns the registry's snapshot; group_member and group_selected take it as
 -- an argument, which PostgreSQL evaluates before the first row that needs
 -- it and passes to parallel workers.  Both the registration and the
 -- aggregation may run in parallel.
@@ -145,22 +145,22 @@ CREATE FUNCTION uldp.group_member(slot bigint, k int, registry bytea, user_id an
 	RETURNS anyelement AS 'MODULE_PATHNAME', 'uldp_group_member'
 	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
 
--- The number of users that keep the row's group (NULL on a row without a
--- user): what partition selection compares with its threshold.
-CREATE FUNCTION uldp.group_users(slot bigint, k int, registry bytea, user_id anyelement,
-								 VARIADIC keys "any")
-	RETURNS bigint AS 'MODULE_PATHNAME', 'uldp_group_users'
-	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
-
--- Partition selection, parallel: partial states keep the largest count seen.
-ALTER FUNCTION uldp.selection_transfn(internal, anyelement, float8, float8) PARALLEL SAFE;
+-- Partition selection reads the number of users that keep its group from
+-- the registry itself (once per group, where equal keys have equal bytes),
+-- and runs in parallel: partial states keep the largest count seen.
+DROP FUNCTION uldp.selection_transfn(internal, anyelement, float8, float8);
+CREATE FUNCTION uldp.selection_transfn(internal, bigint, int, bytea, anyelement, float8, float8,
+									   VARIADIC "any")
+	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_selection_transfn'
+	LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 CREATE FUNCTION uldp.selection_combinefn(internal, internal)
 	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_selection_combinefn' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 CREATE FUNCTION uldp.selection_serialfn(internal)
 	RETURNS bytea AS 'MODULE_PATHNAME', 'uldp_selection_serialfn' LANGUAGE C STRICT PARALLEL SAFE;
 CREATE FUNCTION uldp.selection_deserialfn(bytea, internal)
 	RETURNS internal AS 'MODULE_PATHNAME', 'uldp_selection_deserialfn' LANGUAGE C STRICT PARALLEL SAFE;
-CREATE AGGREGATE uldp.group_selected(user_id anyelement, epsilon float8, delta float8) (
+CREATE AGGREGATE uldp.group_selected(slot bigint, k int, registry bytea, user_id anyelement,
+									 epsilon float8, delta float8, VARIADIC keys "any") (
 	SFUNC = uldp.selection_transfn, STYPE = internal, FINALFUNC = uldp.selection_finalfn,
 	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.selection_combinefn,
 	SERIALFUNC = uldp.selection_serialfn, DESERIALFUNC = uldp.selection_deserialfn,

@@ -184,7 +184,8 @@ RESET SESSION AUTHORIZATION;
 -- partition selection called by hand, over anything but the users of each group, is refused
 SELECT segment, user_dp_count(customer_id, 1.0) FROM grouped_orders WHERE random() < 2 GROUP BY segment;
 SELECT segment, user_dp_count(customer_id, 1.0) FROM grouped_orders TABLESAMPLE BERNOULLI (50) GROUP BY segment;
-SELECT segment, uldp.group_selected(customer_id, 1.0, 1e-8) FROM grouped_orders GROUP BY segment;
+SELECT segment, uldp.group_selected(1, 1, NULL, customer_id, 1.0, 1e-8, segment)
+FROM grouped_orders GROUP BY segment;
 -- nothing was charged for the refusals: still the 4 rows above
 SELECT count(*) - :ledger_rows AS new_ledger_rows FROM uldp.ledger WHERE role = 'uldp_grouped_analyst';
 
@@ -197,6 +198,13 @@ SELECT segment, user_dp_count(customer_id, 1.0) AS customers FROM o GROUP BY seg
 -- a grouping key fixed by WHERE: one group, still aggregated after all rows are read
 RESET SESSION AUTHORIZATION; SET uldp.test_seed = 30; SET SESSION AUTHORIZATION uldp_grouped_analyst;
 SELECT segment, user_dp_count(customer_id, 1.0) FROM grouped_orders WHERE segment = 3 GROUP BY segment;
+
+-- keys that GROUP BY holds equal but whose bytes differ (1.00 for customers 1 to 10, read
+-- first, and 1.0 for the 390 others) name two groups of the registry: partition selection
+-- counts the users of the larger (390), so the group appears
+RESET SESSION AUTHORIZATION; SET uldp.test_seed = 32; SET SESSION AUTHORIZATION uldp_grouped_analyst;
+SELECT CASE WHEN customer_id <= 10 THEN 1.00 ELSE 1.0 END AS k, user_dp_count(customer_id, 1.0) AS customers
+FROM grouped_orders GROUP BY 1;
 
 -- public keys: the owner declares segments 0 to 4 public (4 has no customer); exactly those
 -- groups appear, the empty one included, rows of other keys reach no group, and choosing

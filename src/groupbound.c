@@ -9,7 +9,7 @@
  * pairs of users and groups that registration recorded, and which of them
  * each user keeps.  It is made when the statement starts (statement.c),
  * filled by the aggregate uldp.group_registry and completed by its final
- * function, then read by group_member and group_users: in the leader
+ * function, then read by group_member and group_selected: in the leader
  * itself, in parallel workers through its snapshot, which then holds the
  * key, the dropped values and each group's count of users.  In a parallel
  * registration every process records its rows into a partial registry
@@ -321,7 +321,7 @@ uldp_group_bound_find(int64 slot, MemoryContext call_context)
 
 /*
  * A registry's snapshot: what uldp_group_bound_complete returns, the value
- * that group_member and group_users receive.  The leader reads its registry
+ * that group_member and group_selected receive.  The leader reads its registry
  * itself, so its snapshot only names it (ndropped = -1); in a parallel plan
  * the snapshot holds what the workers need (PostgreSQL passes the values of
  * initplans to them): after this header, the dropped values, sorted, then
@@ -603,16 +603,15 @@ uldp_group_bound_kept(UldpGroupBound *bound, uint64 value)
 }
 
 /*
- * The users that keep the group named "name" (a complete registry); false
- * if no row was registered in it.
+ * The users that keep the group named "name" (a complete registry): 0 if no
+ * row was registered in it.
  */
-bool
-uldp_group_bound_users(UldpGroupBound *bound, const char *name, uint32 length, int64 *users)
+int64
+uldp_group_bound_users(UldpGroupBound *bound, const char *name, uint32 length)
 {
 	uint32		group = uldp_group_names_find(bound->names, name, length);
 
-	*users = group == ULDP_NO_GROUP ? 0 : bound->group_users[group];
-	return group != ULDP_NO_GROUP;
+	return group == ULDP_NO_GROUP ? 0 : bound->group_users[group];
 }
 
 /*
@@ -670,23 +669,20 @@ uldp_group_snapshot_kept(const UldpGroupSnapshot *snapshot, uint64 value)
 }
 
 /*
- * The users that keep the group named "name", by a worker's snapshot; false
- * if no row was registered in it.
+ * The users that keep the group named "name", by a worker's snapshot: 0 if
+ * no row was registered in it.
  */
-bool
-uldp_group_snapshot_users(const UldpGroupSnapshot *snapshot, const char *name, uint32 length,
-						  int64 *users)
+int64
+uldp_group_snapshot_users(const UldpGroupSnapshot *snapshot, const char *name, uint32 length)
 {
 	int64		found = sorted_find(snapshot->groups, snapshot->ngroups, sizeof(SnapshotGroup),
 									uldp_siphash24(snapshot->key, name, length));
 	SnapshotGroup entry;
 
-	*users = 0;
 	if (found < 0)
-		return false;
+		return 0;
 	memcpy(&entry, snapshot->groups + found * sizeof(SnapshotGroup), sizeof(entry));
-	*users = entry.users;
-	return true;
+	return entry.users;
 }
 
 /* build_snapshot's visitor: a group's entry, by its number */

@@ -56,13 +56,12 @@ extern void uldp_group_bound_merge(UldpGroupBound *bound, const bytea *serialize
 extern bytea *uldp_group_bound_complete(UldpGroupBound *bound);
 extern bool uldp_group_bound_drops_any(const UldpGroupBound *bound);
 extern bool uldp_group_bound_kept(UldpGroupBound *bound, uint64 value);
-extern bool uldp_group_bound_users(UldpGroupBound *bound, const char *name, uint32 length,
-								   int64 *users);
+extern int64 uldp_group_bound_users(UldpGroupBound *bound, const char *name, uint32 length);
 extern bool uldp_group_snapshot_names(const char *data, Size length, const UldpGroupBound *bound);
 extern bool uldp_group_snapshot_read(const char *data, Size length, int64 slot, int k,
 									 UldpGroupSnapshot *snapshot);
 extern bool uldp_group_snapshot_kept(const UldpGroupSnapshot *snapshot, uint64 value);
-extern bool uldp_group_snapshot_users(const UldpGroupSnapshot *snapshot, const char *name,
-									  uint32 length, int64 *users);
+extern int64 uldp_group_snapshot_users(const UldpGroupSnapshot *snapshot, const char *name,
+									   uint32 length);
 
 #endif							/* ULDP_GROUPBOUND_H */

@@ -12,11 +12,13 @@
  *	  the user argument of every uldp aggregate of the level: it returns the
  *	  user id when the row's group is one its user keeps, and NULL
  *	  otherwise, which every uldp aggregate skips;
- *	- uldp.group_users(...), with the same arguments, is the argument of the
- *	  level's partition selection (selection.c): the number of users that
- *	  keep the row's group.
+ *	- the transition of the level's partition selection (selection.c),
+ *	  uldp.group_selected(slot, k, registry, user_id, epsilon, delta,
+ *	  VARIADIC keys), reads the number of users that keep its group: once
+ *	  per group when equal keys have equal bytes (integers, dates, text of a
+ *	  deterministic collation, ...), else on every row, the largest.
  *
- * group_member and group_users take the snapshot as an argument (an
+ * group_member and group_selected take the snapshot as an argument (an
  * initplan that reads the CTE), so they run only after every row was
  * registered.  The leader reads its registry itself; parallel workers read
  * the snapshot.  A parallel registration records each process's rows in a
@@ -41,6 +43,7 @@
 #include "executor/nodeAgg.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
@@ -49,16 +52,15 @@
 #include "siphash.h"
 #include "usertable.h"
 
-/* entries of a call site's memo of group numbers */
+/* entries of a call site's memo of group numbers (registration) */
 #define GROUP_MEMO_SIZE 16
 
-/* a by-value key and its group's number, or its count of users */
+/* a by-value key and its group's number */
 typedef struct GroupMemo
 {
 	bool		valid;
 	Datum		key;
-	uint32		group;			/* group_registry: the group's number */
-	int64		users;			/* group_users: the users that keep it */
+	uint32		group;
 } GroupMemo;
 
 /* What a call site of a grouping function keeps between rows. */
@@ -73,6 +75,7 @@ typedef struct CallCache
 	/* group_member's last answer: a row's pair asked again */
 	StringInfoData last_pair;
 	bool		last_kept;
+	int			first;			/* the argument that is the slot */
 	int			user_arg;
 	int			first_key_arg;
 	int16		user_typlen;
@@ -81,6 +84,8 @@ typedef struct CallCache
 	int16	   *typlen;
 	bool	   *byval;
 	StringInfoData bytes;
+	/* do equal keys always have equal bytes, and their group one name? */
+	bool		names_canonical;
 	/*
 	 * One by-value key (a date, an integer): the group numbers of the last
 	 * keys seen, so that most rows find their group without naming it; the
@@ -91,16 +96,18 @@ typedef struct CallCache
 } CallCache;
 
 /*
- * The arguments of group_member and group_users: slot, k, the registry's
- * snapshot, user id, then the grouping keys; group_registry's, after its
- * state, are the same with the key of the pseudorandom function in place
- * of the snapshot.
+ * The arguments of group_member: slot, k, the registry's snapshot, user id,
+ * then the grouping keys; group_registry's, after its state, are the same
+ * with the key of the pseudorandom function in place of the snapshot;
+ * group_selected's, after its state, the same as group_member's with
+ * SELECTION_PARAMS (epsilon, delta) before the keys.
  */
 #define SLOT_ARG 0
 #define K_ARG 1
 #define SNAPSHOT_ARG 2
 #define USER_ARG 3
 #define FIRST_KEY_ARG 4
+#define SELECTION_PARAMS 2
 
 /*
  * A grouping function declared by an older version of the extension's SQL
@@ -118,9 +125,68 @@ refuse_old_version(void)
 			 errhint("Update the extension: ALTER EXTENSION uldp UPDATE.")));
 }
 
-/* "first": 0 for a function, 1 for group_registry's transition (its state) */
+/*
+ * Do two equal keys of this type and collation always have equal bytes (in
+ * the names of pair_bytes)?  GROUP BY compares keys with their type's
+ * default equality, which for these is equality of bytes.
+ */
+static bool
+key_bytes_canonical(Oid type, Oid collation)
+{
+	type = getBaseType(type);
+	switch (type)
+	{
+		case BOOLOID:
+		case CHAROID:
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case OIDOID:
+		case DATEOID:
+		case TIMEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case UUIDOID:
+		case BYTEAOID:
+			return true;
+		case TEXTOID:
+		case VARCHAROID:
+			return OidIsValid(collation) && get_collation_isdeterministic(collation);
+		default:
+			return type_is_enum(type);
+	}
+}
+
+/*
+ * Do the grouping keys of the aggregate call "fcinfo" (from its argument
+ * number first_key_arg, after its state) have canonical bytes?
+ */
+static bool
+aggregate_keys_canonical(FunctionCallInfo fcinfo, int first_key_arg)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	ListCell   *lc;
+
+	if (aggref == NULL)
+		return false;
+	foreach(lc, aggref->args)
+	{
+		TargetEntry *entry = lfirst_node(TargetEntry, lc);
+
+		/* the aggregate's argument i is the transition's i + 1 */
+		if (!entry->resjunk && entry->resno >= first_key_arg &&
+			!key_bytes_canonical(exprType((Node *) entry->expr), exprCollation((Node *) entry->expr)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * "first": 0 for a function, 1 for an aggregate's transition (its state);
+ * "params": the arguments between the user id and the keys
+ */
 static CallCache *
-call_cache(FunctionCallInfo fcinfo, int first)
+call_cache(FunctionCallInfo fcinfo, int first, int params)
 {
 	CallCache  *cache = fcinfo->flinfo->fn_extra;
 
@@ -130,8 +196,8 @@ call_cache(FunctionCallInfo fcinfo, int first)
 
 		if (PG_ARGISNULL(first + SLOT_ARG) || PG_ARGISNULL(first + K_ARG))
 			elog(ERROR, "uldp grouping function called without a slot");
-		/* group_member and group_users of uldp 0.8 took no registry */
-		if (get_func_nargs(fcinfo->flinfo->fn_oid) != first + FIRST_KEY_ARG + 1)
+		/* group_member and group_selected of uldp 0.8 took no registry */
+		if (get_func_nargs(fcinfo->flinfo->fn_oid) != first + FIRST_KEY_ARG + params + 1)
 			refuse_old_version();
 		cache = palloc0(sizeof(CallCache));
 		/* parallel workers have no registry: they read its snapshot */
@@ -141,8 +207,9 @@ call_cache(FunctionCallInfo fcinfo, int first)
 												 fcinfo->flinfo->fn_mcxt);
 			cache->key = uldp_group_bound_key(cache->bound);
 		}
+		cache->first = first;
 		cache->user_arg = first + USER_ARG;
-		cache->first_key_arg = first + FIRST_KEY_ARG;
+		cache->first_key_arg = first + FIRST_KEY_ARG + params;
 		get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, cache->user_arg),
 						&cache->user_typlen, &cache->user_byval);
 		cache->nkeys = PG_NARGS() - cache->first_key_arg;
@@ -172,34 +239,36 @@ snapshot_invalid(void)
 }
 
 /*
- * Reads the snapshot that a call of group_member or group_users received
+ * Reads the snapshot that a call of group_member or group_selected received
  * (once per value).  The leader checks that it is its own registry's,
  * complete; a worker, that it is whole, and keeps where its parts are.
  */
 static void
 read_snapshot(FunctionCallInfo fcinfo, CallCache *cache)
 {
+	int			snapshot_arg = cache->first + SNAPSHOT_ARG;
 	bytea	   *value;
 
-	if (PG_ARGISNULL(SNAPSHOT_ARG))
+	if (PG_ARGISNULL(snapshot_arg))
 		snapshot_invalid();
 	/* the same value as on the last row: read already */
-	if (cache->source != NULL && PG_GETARG_DATUM(SNAPSHOT_ARG) == cache->passed)
+	if (cache->source != NULL && PG_GETARG_DATUM(snapshot_arg) == cache->passed)
 		return;
-	value = PG_GETARG_BYTEA_PP(SNAPSHOT_ARG);
+	value = PG_GETARG_BYTEA_PP(snapshot_arg);
 	if (VARDATA_ANY(value) == cache->source)
 		return;
 	if (cache->bound != NULL ?
 		!uldp_group_snapshot_names(VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value), cache->bound) :
 		!uldp_group_snapshot_read(VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value),
-								  PG_GETARG_INT64(SLOT_ARG), PG_GETARG_INT32(K_ARG),
+								  PG_GETARG_INT64(cache->first + SLOT_ARG),
+								  PG_GETARG_INT32(cache->first + K_ARG),
 								  &cache->snapshot))
 		snapshot_invalid();
 	if (cache->bound == NULL)
 		cache->key = cache->snapshot.key;
 	cache->last_pair.len = -1;
 	cache->source = VARDATA_ANY(value);
-	cache->passed = PG_GETARG_DATUM(SNAPSHOT_ARG);
+	cache->passed = PG_GETARG_DATUM(snapshot_arg);
 }
 
 /* appendBinaryStringInfo, inline while the buffer has room (once per key of every row) */
@@ -232,21 +301,12 @@ append_variable(StringInfo bytes, const uint64 *key, const char *data, uint32 le
 	}
 }
 
-/*
- * The bytes that name the row's (user, group) in cache->bytes, or false when
- * the row has no user (NULL, or an id that uldp skips).
- */
-static bool
-pair_bytes(FunctionCallInfo fcinfo, CallCache *cache, uint64 *user)
+/* Appends the row's keys, each its NULL flag and its bytes, to cache->bytes. */
+static void
+append_keys(FunctionCallInfo fcinfo, CallCache *cache)
 {
 	StringInfo	bytes = &cache->bytes;
 
-	if (PG_ARGISNULL(cache->user_arg) ||
-		!uldp_user_key(PG_GETARG_DATUM(cache->user_arg), cache->user_byval, cache->user_typlen,
-					   user))
-		return false;
-	bytes->len = 0;
-	append_bytes(bytes, user, sizeof(uint64));
 	for (int i = 0; i < cache->nkeys; i++)
 	{
 		Datum		key = PG_GETARG_DATUM(cache->first_key_arg + i);
@@ -269,7 +329,37 @@ pair_bytes(FunctionCallInfo fcinfo, CallCache *cache, uint64 *user)
 			append_variable(bytes, cache->key, DatumGetCString(key),
 							strlen(DatumGetCString(key)) + 1);
 	}
+}
+
+/*
+ * The bytes that name the row's (user, group) in cache->bytes, or false when
+ * the row has no user (NULL, or an id that uldp skips).
+ */
+static bool
+pair_bytes(FunctionCallInfo fcinfo, CallCache *cache, uint64 *user)
+{
+	if (PG_ARGISNULL(cache->user_arg) ||
+		!uldp_user_key(PG_GETARG_DATUM(cache->user_arg), cache->user_byval, cache->user_typlen,
+					   user))
+		return false;
+	cache->bytes.len = 0;
+	append_bytes(&cache->bytes, user, sizeof(uint64));
+	append_keys(fcinfo, cache);
 	return true;
+}
+
+/*
+ * The row's group's name in cache->bytes, after a user key that no user
+ * reads (GROUP_NAME skips it), whether the row has a user or not.
+ */
+static void
+group_bytes(FunctionCallInfo fcinfo, CallCache *cache)
+{
+	uint64		nobody = 0;
+
+	cache->bytes.len = 0;
+	append_bytes(&cache->bytes, &nobody, sizeof(uint64));
+	append_keys(fcinfo, cache);
 }
 
 /* The pseudorandom value of a pair named by "bytes" */
@@ -310,7 +400,7 @@ PG_FUNCTION_INFO_V1(uldp_group_member);
 Datum
 uldp_group_member(PG_FUNCTION_ARGS)
 {
-	CallCache  *cache = call_cache(fcinfo, 0);
+	CallCache  *cache = call_cache(fcinfo, 0, 0);
 	uint64		user;
 
 	read_snapshot(fcinfo, cache);
@@ -338,46 +428,44 @@ uldp_group_member(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(PG_GETARG_DATUM(USER_ARG));
 }
 
-PG_FUNCTION_INFO_V1(uldp_group_users);
+PG_FUNCTION_INFO_V1(uldp_selection_transfn);
 
 /*
- * uldp.group_users(slot bigint, k int, registry bytea, user_id anyelement,
- * VARIADIC keys "any") returns bigint: the number of users that keep the
- * row's group, or NULL on a row without a user.
+ * uldp.group_selected's transition (slot bigint, k int, registry bytea,
+ * user_id anyelement, epsilon float8, delta float8, VARIADIC keys "any"):
+ * the number of users that keep the group, from the registry's counts.  A
+ * group's keys that GROUP BY holds equal may differ in bytes (1.0 and 1.00)
+ * and so name several groups of the registry; the state is the largest of
+ * their counts, read on every row, unless equal keys of the level's types
+ * have equal bytes, and the count of the group's first row is its only one.
  */
 Datum
-uldp_group_users(PG_FUNCTION_ARGS)
+uldp_selection_transfn(PG_FUNCTION_ARGS)
 {
-	CallCache  *cache = call_cache(fcinfo, 0);
-	GroupMemo  *memo;
-	uint64		user;
-	int64		users;
-	bool		found;
+	MemoryContext aggcontext;
+	CallCache  *cache;
+	int64	   *users;
 
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		elog(ERROR, "uldp.group_selected called in a non-aggregate context");
+	if (fcinfo->flinfo->fn_extra == NULL)
+	{
+		cache = call_cache(fcinfo, 1, SELECTION_PARAMS);
+		cache->names_canonical = aggregate_keys_canonical(fcinfo, cache->first_key_arg);
+	}
+	cache = fcinfo->flinfo->fn_extra;
+	if (!PG_ARGISNULL(0) && cache->names_canonical)
+		PG_RETURN_POINTER(PG_GETARG_POINTER(0));
+	users = PG_ARGISNULL(0) ? MemoryContextAllocZero(aggcontext, sizeof(int64)) :
+		(int64 *) PG_GETARG_POINTER(0);
 	read_snapshot(fcinfo, cache);
-	memo = group_memo(fcinfo, cache);
-	if (memo != NULL && memo->valid && memo->key == PG_GETARG_DATUM(cache->first_key_arg))
-	{
-		if (PG_ARGISNULL(USER_ARG) ||
-			!uldp_user_key(PG_GETARG_DATUM(USER_ARG), cache->user_byval,
-						   cache->user_typlen, &user))
-			PG_RETURN_NULL();
-		PG_RETURN_INT64(memo->users);
-	}
-	if (!pair_bytes(fcinfo, cache, &user))
-		PG_RETURN_NULL();
-	found = cache->bound != NULL ?
-		uldp_group_bound_users(cache->bound, GROUP_NAME(&cache->bytes),
-							   GROUP_NAME_LENGTH(&cache->bytes), &users) :
-		uldp_group_snapshot_users(&cache->snapshot, GROUP_NAME(&cache->bytes),
-								  GROUP_NAME_LENGTH(&cache->bytes), &users);
-	if (found && memo != NULL)
-	{
-		memo->valid = true;
-		memo->key = PG_GETARG_DATUM(cache->first_key_arg);
-		memo->users = users;
-	}
-	PG_RETURN_INT64(users);
+	group_bytes(fcinfo, cache);
+	*users = Max(*users, cache->bound != NULL ?
+				 uldp_group_bound_users(cache->bound, GROUP_NAME(&cache->bytes),
+										GROUP_NAME_LENGTH(&cache->bytes)) :
+				 uldp_group_snapshot_users(&cache->snapshot, GROUP_NAME(&cache->bytes),
+										   GROUP_NAME_LENGTH(&cache->bytes)));
+	PG_RETURN_POINTER(users);
 }
 
 /* Records the row's group for its user in "bound". */
@@ -446,7 +534,7 @@ uldp_registry_transfn(PG_FUNCTION_ARGS)
 
 	if (!AggCheckCallContext(fcinfo, &aggcontext))
 		elog(ERROR, "uldp.group_registry called in a non-aggregate context");
-	cache = call_cache(fcinfo, 1);
+	cache = call_cache(fcinfo, 1, 0);
 	bound = PG_ARGISNULL(0) ? NULL : (UldpGroupBound *) PG_GETARG_POINTER(0);
 	if (bound == NULL)
 	{
@@ -546,9 +634,10 @@ uldp_registry_finalfn(PG_FUNCTION_ARGS)
 }
 
 /*
- * uldp 0.8's group_register and group_registered, which its SQL declares
- * (and the update to 0.9 drops): this library registers through
- * group_registry, so they refuse.
+ * uldp 0.8's group_register, group_registered and group_users, which its
+ * SQL declares (and the update to 0.9 drops): this library registers
+ * through group_registry, and partition selection reads the registry
+ * itself, so they refuse.
  */
 PG_FUNCTION_INFO_V1(uldp_group_register);
 
@@ -563,6 +652,15 @@ PG_FUNCTION_INFO_V1(uldp_group_registered);
 
 Datum
 uldp_group_registered(PG_FUNCTION_ARGS)
+{
+	refuse_old_version();
+	PG_RETURN_NULL();
+}
+
+PG_FUNCTION_INFO_V1(uldp_group_users);
+
+Datum
+uldp_group_users(PG_FUNCTION_ARGS)
 {
 	refuse_old_version();
 	PG_RETURN_NULL();

@@ -17,8 +17,7 @@
  *	FROM t
  *	WHERE f
  *	GROUP BY keys
- *	HAVING CASE WHEN uldp.group_selected(uldp.group_users(s, k, R, user_id, keys),
- *										 sel_eps, sel_delta)
+ *	HAVING CASE WHEN uldp.group_selected(s, k, R, user_id, sel_eps, sel_delta, keys)
  *		   THEN h ELSE false END
  *
  * with R = (SELECT registry FROM uldp_groups_<s>), s a slot that names this
@@ -30,7 +29,7 @@
  *	  most k groups, a uniformly random subset of its groups;
  *	- group_selected (selection.c) lets a group appear only if a noisy
  *	  count of its users passes a threshold derived from delta; the count,
- *	  of the users that keep the group, comes from group_users;
+ *	  of the users that keep the group, comes from the registry;
  *	- every uldp aggregate of the level, selection included, releases with
  *	  epsilon / k (and delta / k) per group (statement.c), while the
  *	  statement is charged its epsilon, once, before reading.
@@ -45,7 +44,7 @@
  * the key that the initplan (SELECT uldp.group_key(s)) passes to the
  * workers, merged in the leader), then the aggregation, whose workers
  * receive R from the leader before they start: the registry's snapshot, all
- * that group_member and group_users need there (groupbound.c).
+ * that group_member and group_selected need there (groupbound.c).
  * statement.c checks the plan before the statement runs.
  *
  * Public keys.  When the level groups by one column whose keys the table's
@@ -113,16 +112,17 @@ uldp_function(const char *name, int nargs, const Oid *argtypes)
 	return lookup_uldp_function(name, nargs, argtypes, false);
 }
 
-/* the arguments of uldp.group_selected: users, epsilon, delta */
-static const Oid selection_argtypes[] = {ANYELEMENTOID, FLOAT8OID, FLOAT8OID};
-
 /*
- * The arguments of group_member and group_users: slot, k, registry, user,
- * VARIADIC keys (group_registry's: the key in place of the registry)
+ * The arguments of group_member: slot, k, registry, user, VARIADIC keys
+ * (group_registry's: the key in place of the registry)
  */
 static const Oid lookup_argtypes[] = {INT8OID, INT4OID, BYTEAOID, ANYELEMENTOID, ANYOID};
 
-/* the argument of group_member and group_users that is the registry */
+/* uldp.group_selected's: the same, with epsilon and delta before the keys */
+static const Oid selection_argtypes[] = {INT8OID, INT4OID, BYTEAOID, ANYELEMENTOID, FLOAT8OID,
+FLOAT8OID, ANYOID};
+
+/* the grouping argument that is the registry */
 #define REGISTRY_ARG 2
 
 static Oid
@@ -131,23 +131,24 @@ grouping_function_oid(const char *name)
 	return uldp_function(name, lengthof(lookup_argtypes), lookup_argtypes);
 }
 
-/* uldp.group_member or group_users (s, k, registry, user, keys...) */
-static Expr *
-grouping_call(const char *name, int64 slot, int k, Node *registry, Expr *user, List *keys)
+/* slot, k, registry, user: the grouping functions' first arguments */
+static List *
+grouping_args(int64 slot, int k, Node *registry, Expr *user)
 {
-	Oid			result = strcmp(name, "group_member") == 0 ? exprType((Node *) user) : INT8OID;
-	List	   *args = list_make3(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
-											Int64GetDatum(slot), false, FLOAT8PASSBYVAL),
-								  makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
-											Int32GetDatum(k), false, true),
-								  registry);
+	return list_make4(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+								Int64GetDatum(slot), false, FLOAT8PASSBYVAL),
+					  makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
+								Int32GetDatum(k), false, true),
+					  registry, copyObject(user));
+}
 
-	args = lappend(args, copyObject(user));
-	args = list_concat(args, copyObject(keys));
-	return (Expr *) makeFuncExpr(grouping_function_oid(name),
-								 result, args,
-								 result == exprType((Node *) user) ? exprCollation((Node *) user) : InvalidOid,
-								 InvalidOid, COERCE_EXPLICIT_CALL);
+/* uldp.group_member(s, k, registry, user, keys...) */
+static Expr *
+member_call(int64 slot, int k, Node *registry, Expr *user, List *keys)
+{
+	return (Expr *) makeFuncExpr(grouping_function_oid("group_member"), exprType((Node *) user),
+								 list_concat(grouping_args(slot, k, registry, user), copyObject(keys)),
+								 exprCollation((Node *) user), InvalidOid, COERCE_EXPLICIT_CALL);
 }
 
 typedef struct UldpAggrefs
@@ -192,10 +193,10 @@ refuse(const char *message, const char *hint)
 
 /*
  * The oid of the partition selection aggregate, uldp.group_selected, or
- * InvalidOid in an extension older than 0.8 (statement.c asks about every
- * release)
+ * InvalidOid in an extension older than 0.9 (statement.c refuses an older
+ * one's calls)
  */
-Oid
+static Oid
 uldp_selection_oid(void)
 {
 	return lookup_uldp_function("group_selected", lengthof(selection_argtypes), selection_argtypes, true);
@@ -234,20 +235,18 @@ refuse_unrepeatable(Query *query)
 			   "A grouped release reads its rows twice, and both readings must give the same rows: filter and join with stable expressions, without random() or other volatile functions.");
 }
 
-/* uldp.group_selected(users, epsilon, delta) */
+/* uldp.group_selected(s, k, registry, user, epsilon, delta, keys...) */
 static Aggref *
-selection_aggref(Expr *users)
+selection_aggref(int64 slot, int k, Node *registry, Expr *user, List *keys)
 {
+	List	   *args = grouping_args(slot, k, registry, user);
+
+	args = lappend(args, makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
+								   Float8GetDatum(uldp_group_selection_epsilon), false, FLOAT8PASSBYVAL));
+	args = lappend(args, makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
+								   Float8GetDatum(uldp_group_selection_delta), false, FLOAT8PASSBYVAL));
 	return uldp_make_aggref(uldp_function("group_selected", lengthof(selection_argtypes), selection_argtypes),
-							BOOLOID,
-							list_make3(users,
-									   makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
-												 Float8GetDatum(uldp_group_selection_epsilon),
-												 false, FLOAT8PASSBYVAL),
-									   makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
-												 Float8GetDatum(uldp_group_selection_delta),
-												 false, FLOAT8PASSBYVAL)),
-							NULL, InvalidOid);
+							BOOLOID, list_concat(args, copyObject(keys)), NULL, InvalidOid);
 }
 
 /* uldp.group_registry(slot, k, key, user, VARIADIC keys), or InvalidOid */
@@ -621,42 +620,60 @@ uldp_grouping_rewrite(Query *query)
 	{
 		TargetEntry *entry = user_entry(lfirst(lc));
 
-		entry->expr = grouping_call("group_member", slot, k, registry_reference(registered),
-									entry->expr, keys);
+		entry->expr = member_call(slot, k, registry_reference(registered), entry->expr, keys);
 	}
 	if (public == NULL)
-		query->havingQual = selected_first(selection_aggref(grouping_call("group_users", slot, k,
-																		  registry_reference(registered),
-																		  user, keys)),
+		query->havingQual = selected_first(selection_aggref(slot, k, registry_reference(registered),
+															user, keys),
 										   query->havingQual);
 }
 
 /*
- * The call of group_member or group_users (group_selected's) that is the
- * user argument of "aggref" (its argument number user_arg), if uldp's
- * rewrite made it; else NULL.
+ * The grouping arguments (slot, k, registry, user, keys...) of "aggref" (its
+ * user argument is its argument number user_arg), if uldp's rewrite made
+ * them; else NIL.  Partition selection (uldp.group_selected) takes them
+ * itself, with its epsilon and delta before the keys; every other uldp
+ * aggregate reads its users through group_member, which takes them.
  */
-static FuncExpr *
-grouped_user_call(Aggref *aggref, int user_arg)
+static List *
+grouped_args(Aggref *aggref, int user_arg)
 {
-	const char *wrapper = aggref->aggfnoid == uldp_selection_oid() ? "group_users" : "group_member";
-	FuncExpr   *call;
+	List	   *args = NIL;
 	Const	   *slot_arg;
 	Const	   *k_arg;
+	ListCell   *lc;
 
-	if (user_arg < 0 || user_arg >= list_length(aggref->args))
-		return NULL;
-	call = (FuncExpr *) list_nth_node(TargetEntry, aggref->args, user_arg)->expr;
-	if (!IsA(call, FuncExpr) || call->funcid != grouping_function_oid(wrapper) ||
-		list_length(call->args) < REGISTRY_ARG + 2)
-		return NULL;
-	slot_arg = linitial(call->args);
-	k_arg = lsecond(call->args);
+	if (aggref->aggfnoid == uldp_selection_oid())
+	{
+		foreach(lc, aggref->args)
+		{
+			TargetEntry *entry = lfirst_node(TargetEntry, lc);
+
+			if (!entry->resjunk && entry->resno - 1 != ULDP_SELECTION_EPSILON_ARG &&
+				entry->resno - 1 != ULDP_SELECTION_DELTA_ARG)
+				args = lappend(args, entry->expr);
+		}
+	}
+	else
+	{
+		FuncExpr   *call;
+
+		if (user_arg < 0 || user_arg >= list_length(aggref->args))
+			return NIL;
+		call = (FuncExpr *) list_nth_node(TargetEntry, aggref->args, user_arg)->expr;
+		if (!IsA(call, FuncExpr) || call->funcid != grouping_function_oid("group_member"))
+			return NIL;
+		args = call->args;
+	}
+	if (list_length(args) < REGISTRY_ARG + 2)
+		return NIL;
+	slot_arg = linitial(args);
+	k_arg = lsecond(args);
 	if (!IsA(slot_arg, Const) || !IsA(k_arg, Const) || slot_arg->constisnull || k_arg->constisnull ||
 		DatumGetInt32(k_arg->constvalue) < 1 ||
 		DatumGetInt32(k_arg->constvalue) > ULDP_MAX_GROUPS_PER_USER)
-		return NULL;
-	return call;
+		return NIL;
+	return args;
 }
 
 /*
@@ -664,26 +681,23 @@ grouped_user_call(Aggref *aggref, int user_arg)
  * rewritten by uldp_grouping_rewrite()?  Then *slot and *k receive its
  * release's slot and bound, and *key_types the types of its grouping keys
  * (each may be NULL when not wanted).
- * Partition selection (uldp.group_selected) reads the number of users of
- * each row's group from group_users; every other aggregate reads its users
- * through group_member.
  */
 bool
 uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k, List **key_types)
 {
-	FuncExpr   *call = grouped_user_call(aggref, user_arg);
+	List	   *args = grouped_args(aggref, user_arg);
 	ListCell   *lc;
 
-	if (call == NULL)
+	if (args == NIL)
 		return false;
 	if (slot != NULL)
-		*slot = DatumGetInt64(((Const *) linitial(call->args))->constvalue);
+		*slot = DatumGetInt64(((Const *) linitial(args))->constvalue);
 	if (k != NULL)
-		*k = DatumGetInt32(((Const *) lsecond(call->args))->constvalue);
+		*k = DatumGetInt32(((Const *) lsecond(args))->constvalue);
 	if (key_types != NULL)
 	{
 		*key_types = NIL;
-		for_each_from(lc, call->args, REGISTRY_ARG + 2)
+		for_each_from(lc, args, REGISTRY_ARG + 2)
 			*key_types = lappend_oid(*key_types, exprType(lfirst(lc)));
 	}
 	return true;
@@ -800,7 +814,8 @@ uldp_grouping_registration(AggState *agg, int *k, List **key_types)
  * Are all the rows that the grouped release "agg" (of slot "slot")
  * registered before the first of them is aggregated?  Every uldp aggregate
  * of it reads its users through group_member (or, for partition selection,
- * group_users), whose registry must be the registration's output (in a
+ * takes the grouping arguments itself), whose registry must be the
+ * registration's output (in a
  * parallel worker, the value the leader passed: the leader checked its
  * plan).
  */
@@ -812,13 +827,13 @@ uldp_grouping_registered_first(AggState *agg, int64 slot, Oid extension)
 	for (int i = 0; i < agg->numaggs; i++)
 	{
 		Aggref	   *aggref = uldp_original_aggref(agg->ss.ps.plan, agg->peragg[i].aggref);
-		FuncExpr   *call;
+		List	   *args;
 
 		if (getExtensionOfObject(ProcedureRelationId, aggref->aggfnoid) != extension)
 			continue;
-		call = grouped_user_call(aggref, uldp_user_argument(aggref->aggfnoid));
-		if (call == NULL ||
-			!reads_registration(list_nth(call->args, REGISTRY_ARG), slot, agg->ss.ps.state))
+		args = grouped_args(aggref, uldp_user_argument(aggref->aggfnoid));
+		if (args == NIL ||
+			!reads_registration(list_nth(args, REGISTRY_ARG), slot, agg->ss.ps.state))
 			return false;
 	}
 	return true;

@@ -12,7 +12,6 @@
 #include "nodes/execnodes.h"
 
 extern void uldp_grouping_rewrite(Query *query);
-extern Oid	uldp_selection_oid(void);
 extern Oid	uldp_registry_oid(void);
 extern bool uldp_grouping_is_registration(Query *query);
 extern bool uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k,

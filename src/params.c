@@ -18,6 +18,7 @@
 
 #include "access/htup_details.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "nodes/execnodes.h"
 #include "nodes/makefuncs.h"
@@ -252,8 +253,9 @@ uldp_original_aggref(Plan *plan, Aggref *aggref)
 
 /*
  * The arguments after "first" of an aggregate call computed by the Agg node
- * "aggstate": checks that they are constant for the query and evaluates them.
- * Returns how many there are (at most "max").
+ * "aggstate", up to a VARIADIC "any" (the grouping keys of partition
+ * selection, which follow its parameters): checks that they are constant for
+ * the query and evaluates them.  Returns how many there are (at most "max").
  */
 int
 uldp_call_constants(AggState *aggstate, Aggref *aggref, int first,
@@ -261,10 +263,13 @@ uldp_call_constants(AggState *aggstate, Aggref *aggref, int first,
 {
 	int			nvalues;
 	const char *function;
+	Oid		   *declared;
+	int			ndeclared;
 	ListCell   *cell;
 
 	aggref = uldp_original_aggref(aggstate->ss.ps.plan, aggref);
 	function = get_func_name(aggref->aggfnoid);
+	get_func_signature(aggref->aggfnoid, &declared, &ndeclared);
 	nvalues = 0;
 
 	/* the arguments after "first"; ORDER BY adds resjunk entries to skip */
@@ -275,6 +280,8 @@ uldp_call_constants(AggState *aggstate, Aggref *aggref, int first,
 
 		if (tle->resjunk || tle->resno <= first)
 			continue;
+		if (tle->resno >= ndeclared && declared[ndeclared - 1] == ANYOID)
+			break;
 		Assert(nvalues < max);
 		if (contain_var_clause((Node *) expr) ||
 			contain_volatile_functions((Node *) expr) ||

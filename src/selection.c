@@ -6,21 +6,20 @@
  * Without public keys, a group's very presence depends on its users.  The
  * grouped rewrite (grouping.c) adds to the query's HAVING clause
  *
- *	uldp.group_selected(uldp.group_users(<slot, k, user id, keys>),
- *						 epsilon, delta)
+ *	uldp.group_selected(<slot, k, registry, user id>, epsilon, delta, <keys>)
  *
  * an aggregate that is true when the group's users that keep it, n, plus
  * discrete Laplace noise exceed a threshold T; a group with n = 0 never
  * appears.  Its epsilon and delta are the statement's (uldp.group_selection_
  * epsilon and _delta, charged once), and each group uses epsilon / k and
- * delta / k of them (statement.c), k = uldp.max_groups_per_user.
- * group_users (groupbound.c) gives, on each row, the number of users that
- * keep the row's group, counted when registration completed: selection
- * needs no table of users.  A group that GROUP BY holds equal but whose
- * rows have keys of different bytes (1.0 and 1.00) is several groups there;
- * n is the largest of their counts, which changes by at most one with a
- * user (fewer users than keep the group in all: only less likely to
- * appear).  statement.c refuses group_selected over anything else.
+ * delta / k of them (statement.c), k = uldp.max_groups_per_user.  Its
+ * transition (groupcalls.c) reads n from the registry, which counted the
+ * users that keep each group when registration completed: selection needs
+ * no table of users.  A group that GROUP BY holds equal but whose rows
+ * have keys of different bytes (1.0 and 1.00) is several groups there; n
+ * is the largest of their counts, which changes by at most one with a user
+ * (fewer users than keep the group in all: only less likely to appear).
+ * statement.c refuses group_selected outside the rewrite.
  *
  * Privacy.  Adding or removing a user changes n by one in at most k groups,
  * those it keeps, and nothing else: in the groups it does not keep its rows
@@ -95,27 +94,6 @@ uldp_selection_plan(const UldpReleaseCall *call, UldpReleasePlan *plan)
 	plan->fixed_bytes = sizeof(int64);
 }
 
-PG_FUNCTION_INFO_V1(uldp_selection_transfn);
-
-/*
- * uldp.group_selected's transition: the largest number of users that
- * group_users gives a row of the group.
- */
-Datum
-uldp_selection_transfn(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcontext;
-	int64	   *users;
-
-	if (!AggCheckCallContext(fcinfo, &aggcontext))
-		elog(ERROR, "uldp.group_selected called in a non-aggregate context");
-	users = PG_ARGISNULL(0) ? MemoryContextAllocZero(aggcontext, sizeof(int64)) :
-		(int64 *) PG_GETARG_POINTER(0);
-	if (!PG_ARGISNULL(1))
-		*users = Max(*users, PG_GETARG_INT64(1));
-	PG_RETURN_POINTER(users);
-}
-
 PG_FUNCTION_INFO_V1(uldp_selection_combinefn);
 
 /* Combines two partial states of a parallel plan: the larger count. */
@@ -186,7 +164,8 @@ uldp_selection_finalfn(PG_FUNCTION_ARGS)
 
 	uldp_refuse_window(fcinfo);
 	uldp_release_begin(fcinfo);
-	if (uldp_release_constants(fcinfo, 1, values, nulls, 2) != 2 || nulls[0] || nulls[1])
+	if (uldp_release_constants(fcinfo, ULDP_SELECTION_USER_ARG + 1, values, nulls, 2) != 2 ||
+		nulls[0] || nulls[1])
 		elog(ERROR, "uldp.group_selected needs epsilon and delta");
 	epsilon = DatumGetFloat8(values[0]) * ULDP_SPEND_MARGIN;
 	delta = DatumGetFloat8(values[1]) * ULDP_SPEND_MARGIN;

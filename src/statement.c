@@ -333,6 +333,15 @@ per_group_params(const UldpReleaseKind *kind, int groups_per_user, int nvalues,
 			values[i] = Float8GetDatum(DatumGetFloat8(values[i]) / groups_per_user);
 }
 
+/* Is aggfnoid partition selection, uldp.group_selected? */
+static bool
+is_selection(Oid aggfnoid)
+{
+	const UldpReleaseKind *kind = uldp_release_kind(aggfnoid);
+
+	return kind != NULL && strcmp(kind->finalfn, "selection_finalfn") == 0;
+}
+
 /*
  * Plans one release.  A grouped release is validated with the arguments
  * each group runs with (uldp_release_constants), so that nothing its
@@ -514,10 +523,15 @@ prepare_agg(AggState *aggstate, PrepareContext *context)
 
 		if (!extension_member(peragg->aggref->aggfnoid, uldp_extension(context)))
 			continue;
-		/* partition selection reads the users of each group from group_users */
-		if (peragg->aggref->aggfnoid == uldp_selection_oid() &&
-			!uldp_grouped_call(uldp_original_aggref(aggstate->ss.ps.plan, peragg->aggref),
-							   uldp_user_argument(peragg->aggref->aggfnoid), NULL, NULL, NULL))
+		/*
+		 * partition selection (any version's, by its final function) reads
+		 * the registry of uldp's rewrite, in a grouped node (whose
+		 * registry prepare_grouping checks)
+		 */
+		if (is_selection(peragg->aggref->aggfnoid) &&
+			((aggstate->aggstrategy == AGG_PLAIN && agg->numCols == 0) ||
+			 !uldp_grouped_call(uldp_original_aggref(aggstate->ss.ps.plan, peragg->aggref),
+							   uldp_user_argument(peragg->aggref->aggfnoid), NULL, NULL, NULL)))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("uldp.group_selected runs only inside the grouped releases that uldp rewrites"),

@@ -187,6 +187,10 @@ out="$(sql_as "$A" -c "$GROUPED" 2>&1)"
 ok_if "a grouped release at 0.8 with this library is refused with the hint to update" \
     grep -q 'ALTER EXTENSION uldp UPDATE' <<<"$out"
 is "$(sql -c "SELECT epsilon_spent FROM uldp.budget_data WHERE role = '$A'")" "1.25" "and charged nothing"
+out="$(sql_as "$A" -c "SELECT uldp.group_selected(user_id, 1.0, 1e-8) FROM visits" 2>&1)"
+ok_if "0.8's partition selection called by hand with this library is refused" \
+    grep -q 'uldp.group_selected runs only inside the grouped releases that uldp rewrites' <<<"$out"
+is "$(sql -c "SELECT epsilon_spent FROM uldp.budget_data WHERE role = '$A'")" "1.25" "and charged nothing"
 is "$(sql -c 'SELECT valid, problem IS NULL FROM uldp.verify_ledger()')" "t|t" "the ledger is valid after it"
 
 # 0.8 -> 0.9 (the default version): releases merging shards' per-user states

@@ -9,7 +9,7 @@ LOAD 'uldp';
 -- a role with nothing but PUBLIC's privileges
 CREATE ROLE uldp_tap_api_nobody NOLOGIN;
 
-SELECT plan(152);
+SELECT plan(151);
 
 -- ---------------------------------------------------------------------------
 -- aggregates (public schema): 3 arities x 2, polymorphic user id
@@ -203,7 +203,7 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    'ldp_sgd_step', 'ldp_ingest', 'shuffle_epsilon',
                                    'group_key', 'registry_transfn', 'registry_combinefn', 'registry_serialfn',
                                    'registry_deserialfn', 'registry_finalfn', 'group_registry',
-                                   'group_member', 'group_users', 'selection_transfn',
+                                   'group_member', 'selection_transfn',
                                    'selection_combinefn', 'selection_serialfn', 'selection_deserialfn',
                                    'selection_finalfn', 'group_selected',
                                    'set_public_groups',
@@ -239,30 +239,28 @@ SELECT function_returns('uldp', 'group_member', ARRAY['bigint', 'integer', 'byte
 SELECT is((SELECT array_agg(p.proname || '/' || p.provolatile::text || p.proparallel::text || '/' || p.provariadic::regtype::text
                             ORDER BY p.proname)
            FROM pg_proc p WHERE p.pronamespace = 'uldp'::regnamespace
-             AND p.proname IN ('group_member', 'group_users')),
-    ARRAY['group_member/vs/"any"', 'group_users/vs/"any"'],
-    'group_member and group_users are volatile, parallel safe (they read the snapshot their argument passes) and variadic "any"');
-SELECT is_aggregate('uldp', 'group_selected', ARRAY['anyelement', 'double precision', 'double precision'],
-    'uldp.group_selected(user_id, epsilon, delta) is an aggregate');
-SELECT is((SELECT a.aggtransfn::regprocedure::text || ' ' || a.aggfinalfn::regproc::text || ' ' || a.aggfinalmodify::text
+             AND p.proname IN ('group_member', 'selection_transfn')),
+    ARRAY['group_member/vs/"any"', 'selection_transfn/vs/"any"'],
+    'group_member and partition selection''s transition are volatile, parallel safe (they read the snapshot their argument passes) and variadic "any"');
+SELECT is_aggregate('uldp', 'group_selected',
+    ARRAY['bigint', 'integer', 'bytea', 'anyelement', 'double precision', 'double precision', '"any"'],
+    'uldp.group_selected(slot, k, registry, user_id, epsilon, delta, VARIADIC keys) is an aggregate');
+SELECT is((SELECT a.aggtransfn::regproc::text || ' ' || a.aggfinalfn::regproc::text || ' ' || a.aggfinalmodify::text
                   || ' ' || a.aggcombinefn::regproc::text || ' ' || p.proparallel::text
            FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
-           WHERE a.aggfnoid = 'uldp.group_selected(anyelement, float8, float8)'::regprocedure),
-    'uldp.selection_transfn(internal,anyelement,double precision,double precision) uldp.selection_finalfn r uldp.selection_combinefn s',
-    'uldp.group_selected reads the users of each group from group_users, combines partial states in parallel plans and decides in a read-only final function');
-SELECT throws_ok($$SELECT uldp.group_selected(1, 1, 1e-8)$$, NULL,
+           WHERE a.aggfnoid = 'uldp.group_selected(bigint, int, bytea, anyelement, float8, float8, "any")'::regprocedure),
+    'uldp.selection_transfn uldp.selection_finalfn r uldp.selection_combinefn s',
+    'uldp.group_selected reads the users of each group from the registry, combines partial states in parallel plans and decides in a read-only final function');
+SELECT throws_ok($$SELECT uldp.group_selected(1, 1, NULL, 1, 1, 1e-8, 'a')$$, NULL,
     'uldp.group_selected runs only inside the grouped releases that uldp rewrites',
-    'uldp.group_selected called by hand, where it would count rows, is refused before reading');
+    'uldp.group_selected called by hand, where it would read a registry, is refused before reading');
 SELECT ok(has_function_privilege('uldp_tap_api_nobody', 'uldp.group_registry(bigint, int, bytea, anyelement, "any")', 'EXECUTE')
           AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_key(bigint)', 'EXECUTE')
           AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_member(bigint, int, bytea, anyelement, "any")', 'EXECUTE')
-          AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_users(bigint, int, bytea, anyelement, "any")', 'EXECUTE')
-          AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_selected(anyelement, float8, float8)', 'EXECUTE'),
+          AND has_function_privilege('uldp_tap_api_nobody', 'uldp.group_selected(bigint, int, bytea, anyelement, float8, float8, "any")', 'EXECUTE'),
     'PUBLIC can execute the functions of the grouped rewrite');
 SELECT throws_ok($$SELECT uldp.group_member(123456789, 1, NULL, 1, 'a')$$, NULL,
     'uldp grouped release 123456789 was not prepared', 'uldp.group_member refuses a slot that no grouped release prepared');
-SELECT throws_ok($$SELECT uldp.group_users(123456789, 1, NULL, 1, 'a')$$, NULL,
-    'uldp grouped release 123456789 was not prepared', 'uldp.group_users refuses a slot that no grouped release prepared');
 SELECT throws_ok($$SELECT uldp.group_registry(123456789, 1, NULL, 1, 'a')$$, NULL,
     'uldp grouped release 123456789 was not prepared', 'uldp.group_registry refuses a slot that no grouped release prepared');
 SELECT throws_ok($$SELECT uldp.group_registry(1, 1, NULL, 1, 'a'), user_dp_count(1, 1.0)$$, NULL,
