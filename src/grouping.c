@@ -373,28 +373,17 @@ static Node *
 registry_reference(CommonTableExpr *cte)
 {
 	Query	   *read = makeNode(Query);
-	RangeTblEntry *rte = makeNode(RangeTblEntry);
 	RangeTblRef *ref = makeNode(RangeTblRef);
 	SubLink    *link = makeNode(SubLink);
 
-	rte->rtekind = RTE_CTE;
-	rte->ctename = cte->ctename;
-	rte->ctelevelsup = 1;
-	rte->self_reference = false;
-	rte->coltypes = list_copy(cte->ctecoltypes);
-	rte->coltypmods = list_copy(cte->ctecoltypmods);
-	rte->colcollations = list_copy(cte->ctecolcollations);
-	rte->eref = makeAlias(cte->ctename, list_copy(cte->ctecolnames));
-	rte->inFromCl = true;
 	ref->rtindex = 1;
 	read->commandType = CMD_SELECT;
 	read->querySource = QSRC_ORIGINAL;
 	read->canSetTag = true;
-	read->rtable = list_make1(rte);
+	read->rtable = list_make1(uldp_make_cte_entry(cte, 1, cte->ctename));
 	read->jointree = makeFromExpr(list_make1(ref), NULL);
 	read->targetList = list_make1(makeTargetEntry((Expr *) makeVar(1, 1, BYTEAOID, -1, InvalidOid, 0),
 												  1, pstrdup("registry"), false));
-	cte->cterefcount++;
 
 	link->subLinkType = EXPR_SUBLINK;
 	link->subselect = (Node *) read;

@@ -325,6 +325,28 @@ uldp_aggref_constants(FunctionCallInfo fcinfo, int first, Datum *values,
 }
 
 /*
+ * An entry that reads "cte", a CTE of the query "levelsup" levels up, under
+ * the name "alias"; the CTE counts one more reference.
+ */
+RangeTblEntry *
+uldp_make_cte_entry(CommonTableExpr *cte, Index levelsup, const char *alias)
+{
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+
+	rte->rtekind = RTE_CTE;
+	rte->ctename = cte->ctename;
+	rte->ctelevelsup = levelsup;
+	rte->self_reference = false;
+	rte->coltypes = list_copy(cte->ctecoltypes);
+	rte->coltypmods = list_copy(cte->ctecoltypmods);
+	rte->colcollations = list_copy(cte->ctecolcollations);
+	rte->eref = makeAlias(alias, list_copy(cte->ctecolnames));
+	rte->inFromCl = true;
+	cte->cterefcount++;
+	return rte;
+}
+
+/*
  * The user argument of a uldp aggregate: the one declared anyelement (values
  * precede it, privacy parameters and options follow it).
  */

@@ -64,6 +64,7 @@ extern int	uldp_user_argument(Oid aggfnoid);
 extern char *uldp_aggregate_support_name(Oid aggfnoid, bool final);
 extern Aggref *uldp_make_aggref(Oid aggfnoid, Oid result_type, List *args, Expr *filter,
 								Oid inputcollid);
+extern RangeTblEntry *uldp_make_cte_entry(CommonTableExpr *cte, Index levelsup, const char *alias);
 extern void uldp_refuse_window(FunctionCallInfo fcinfo);
 
 #endif							/* ULDP_PARAMS_H */

@@ -596,7 +596,6 @@ uldp_shard_cte_entry(Query *query, Query *subquery, const char *ctename, const c
 					 List *colnames)
 {
 	CommonTableExpr *cte = makeNode(CommonTableExpr);
-	RangeTblEntry *rte = makeNode(RangeTblEntry);
 	ListCell   *lc;
 
 	cte->ctename = pstrdup(ctename);
@@ -605,7 +604,6 @@ uldp_shard_cte_entry(Query *query, Query *subquery, const char *ctename, const c
 	cte->ctematerialized = CTEMaterializeAlways;
 	cte->ctequery = (Node *) subquery;
 	cte->location = -1;
-	cte->cterefcount = 1;
 	cte->ctecolnames = colnames;
 	foreach(lc, subquery->targetList)
 	{
@@ -616,16 +614,7 @@ uldp_shard_cte_entry(Query *query, Query *subquery, const char *ctename, const c
 		cte->ctecolcollations = lappend_oid(cte->ctecolcollations, exprCollation(column));
 	}
 	query->cteList = lappend(query->cteList, cte);
-
-	rte->rtekind = RTE_CTE;
-	rte->ctename = cte->ctename;
-	rte->ctelevelsup = 0;
-	rte->self_reference = false;
-	rte->coltypes = list_copy(cte->ctecoltypes);
-	rte->coltypmods = list_copy(cte->ctecoltypmods);
-	rte->colcollations = list_copy(cte->ctecolcollations);
-	rte->eref = makeAlias(alias, list_copy(colnames));
-	return rte;
+	return uldp_make_cte_entry(cte, 0, alias);
 }
 
 static List *

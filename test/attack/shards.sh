@@ -332,8 +332,12 @@ GROUPED_QUANTILE="SET uldp.max_partition_rows = 30000; SELECT country, round(use
 # shellcheck disable=SC2059 # the tables' names go into the query
 OUT="$(cpsql -qAt -U "$A" -c "$(printf "$GROUPED_QUANTILE" visits)" 2>&1)"
 ok_if "c. a grouped quantile ships rows, with a NOTICE" grep -q 'NOTICE:  uldp ships the rows of "visits" from its shards' <<<"$OUT"
-is "$(grep -v NOTICE <<<"$OUT" | grep -v '^DETAIL\|^HINT')" "$(cq_as "$A" -c "$(printf "$GROUPED_QUANTILE" visits_local)")" \
-   "c. and releases what it releases on one node: exactly the keys declared (epsilon 1e4)"
+is "$(grep -v NOTICE <<<"$OUT" | grep -v '^DETAIL\|^HINT' | cut -d'|' -f1 | tr '\n' ' ')" "C1 C2 none " \
+   "c. exactly the keys declared, the empty one included"
+# the empty group's quantile is drawn uniformly over [0, 100], in the order of the plan's groups
+is "$(grep -v NOTICE <<<"$OUT" | grep -v '^DETAIL\|^HINT\|^none|')" \
+   "$(cq_as "$A" -c "$(printf "$GROUPED_QUANTILE" visits_local)" | grep -v '^none|')" \
+   "c. and in the groups with users, what it releases on one node (epsilon 1e4)"
 cpsql -q -c "SELECT uldp.set_public_groups('visits', 'country', NULL::text[])" \
     -c "SELECT uldp.set_public_groups('visits_local', 'country', NULL::text[])" >/dev/null || exit 1
 # remote estimates would contact a shard before the charge: refused while a partition uses them
