@@ -194,6 +194,11 @@ SELECT count(*) - :ledger_rows AS new_ledger_rows FROM uldp.ledger WHERE role = 
 SET uldp.test_seed = 1;
 WITH o AS (SELECT * FROM grouped_orders)
 SELECT segment, user_dp_count(customer_id, 1.0) AS customers FROM o GROUP BY segment ORDER BY segment;
+-- and a CTE that a subquery of its WHERE reads
+SET uldp.test_seed = 1;
+WITH big AS (SELECT customer_id FROM grouped_orders WHERE amount > 100)
+SELECT segment, user_dp_count(customer_id, 1.0) AS customers FROM grouped_orders
+WHERE customer_id IN (SELECT customer_id FROM big) GROUP BY segment ORDER BY segment;
 
 -- a grouping key fixed by WHERE: one group, still aggregated after all rows are read
 RESET SESSION AUTHORIZATION; SET uldp.test_seed = 30; SET SESSION AUTHORIZATION uldp_grouped_analyst;

@@ -119,8 +119,8 @@ uldp_function(const char *name, int nargs, const Oid *argtypes)
 static const Oid lookup_argtypes[] = {INT8OID, INT4OID, BYTEAOID, ANYELEMENTOID, ANYOID};
 
 /* uldp.group_selected's: the same, with epsilon and delta before the keys */
-static const Oid selection_argtypes[] = {INT8OID, INT4OID, BYTEAOID, ANYELEMENTOID, FLOAT8OID,
-FLOAT8OID, ANYOID};
+static const Oid selection_argtypes[] = {INT8OID, INT4OID, BYTEAOID, ANYELEMENTOID,
+	FLOAT8OID, FLOAT8OID, ANYOID};
 
 /* the grouping argument that is the registry */
 #define REGISTRY_ARG 2
@@ -294,6 +294,46 @@ level_cte(Query *query, const char *name)
 	return NULL;
 }
 
+typedef struct CteReferences
+{
+	Query	   *level;			/* whose CTEs are referenced */
+	int			depth;			/* of the query being walked, below the copy */
+} CteReferences;
+
+/*
+ * In the copy of a level's FROM and WHERE that its registration reads, one
+ * level below it, the references to the level's own CTEs (those that point
+ * at the copy's own query level, which holds none) go one level further up,
+ * and count as references of the CTE: a CTE read more than once is
+ * materialized, so both readings see the same rows.
+ */
+static bool
+level_cte_references(Node *node, CteReferences *references)
+{
+	bool		result;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		if (rte->rtekind == RTE_CTE && rte->ctelevelsup == references->depth)
+		{
+			rte->ctelevelsup++;
+			level_cte(references->level, rte->ctename)->cterefcount++;
+		}
+		return false;
+	}
+	if (!IsA(node, Query))
+		return expression_tree_walker(node, level_cte_references, (void *) references);
+	references->depth++;
+	result = query_tree_walker((Query *) node, level_cte_references, (void *) references,
+							   QTW_EXAMINE_RTES_BEFORE);
+	references->depth--;
+	return result;
+}
+
 /*
  * WITH uldp_groups_<s> AS MATERIALIZED (
  *	SELECT uldp.group_registry(s, k, (SELECT uldp.group_key(s)), user, keys)
@@ -308,7 +348,7 @@ registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *pub
 	Node	   *quals;
 	List	   *args;
 	Aggref	   *registry;
-	ListCell   *lc;
+	CteReferences references;
 
 	scan->commandType = CMD_SELECT;
 	scan->querySource = QSRC_ORIGINAL;
@@ -341,17 +381,10 @@ registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *pub
 	scan->hasSubLinks = true;
 	/* references to enclosing queries are one level further away in it */
 	IncrementVarSublevelsUp((Node *) scan, 1, 1);
-	/* and so are the level's own CTEs that its FROM reads, which precede it */
-	foreach(lc, scan->rtable)
-	{
-		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
-
-		if (rte->rtekind == RTE_CTE && rte->ctelevelsup == 0)
-		{
-			rte->ctelevelsup = 1;
-			level_cte(query, rte->ctename)->cterefcount++;
-		}
-	}
+	/* and so are the level's own CTEs, which precede it */
+	references.level = query;
+	references.depth = 0;
+	query_tree_walker(scan, level_cte_references, (void *) &references, QTW_EXAMINE_RTES_BEFORE);
 
 	cte->ctename = psprintf("uldp_groups_%lld", (long long) slot);
 	cte->ctematerialized = CTEMaterializeAlways;
