@@ -85,15 +85,19 @@ run_as() {
 }
 show_out() { diag "psql output (exit status $RC):" "$OUT"; }
 refused_with() { grep -q "ERROR:  $1:" <<<"$OUT"; }
+# runs query $2 as the analyst and checks it is refused (42501), under label $1
+refused_uncharged() {
+    charge_snapshot
+    run_as "$A" <<<"$2;"
+    ok_if "$1. refused (42501): $2" refused_with 42501 || show_out
+}
 
 # ---------------------------------------------------------------------------------------------
 # a. GROUP BY the privacy unit
 for q in 'SELECT user_id, user_dp_count(user_id, 1.0) FROM people GROUP BY user_id' \
     'SELECT p.user_id, user_dp_count(p.user_id, 1.0) FROM people p GROUP BY 1' \
     'SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM people GROUP BY user_id, amount'; do
-    charge_snapshot
-    run_as "$A" <<<"$q;"
-    ok_if "a. refused (42501): $q" refused_with 42501 || show_out
+    refused_uncharged a "$q"
     check_not_charged "a. $q"
 done
 
@@ -145,9 +149,7 @@ for q in 'SELECT a.amount, user_dp_count(a.user_id, 1.0) FROM people a JOIN peop
     'SELECT user_dp_count(a.user_id, 1.0) FROM people a JOIN people b ON a.amount = b.amount' \
     'SELECT p.amount, user_dp_count(p.user_id, 1.0) FROM people p JOIN other o USING (user_id) GROUP BY p.amount' \
     'SELECT user_dp_count(o.user_id, 1.0) FROM people p, other o'; do
-    charge_snapshot
-    run_as "$A" <<<"$q;"
-    ok_if "d. refused (42501): $q" refused_with 42501 || show_out
+    refused_uncharged d "$q"
     check_not_charged "d. $q"
 done
 
@@ -158,9 +160,7 @@ done
 for q in "SELECT uldp.group_registry(1, 1, NULL, user_id, amount) FROM people" \
     "SELECT amount, uldp.group_key(1), user_dp_count(user_id, 1.0) FROM people GROUP BY amount" \
     "SELECT user_dp_count(uldp.group_member(1, 1, '\\x00'::bytea, user_id, amount), 1.0) FROM people"; do
-    charge_snapshot
-    run_as "$A" <<<"$q;"
-    ok_if "h. refused (42501): $q" refused_with 42501 || show_out
+    refused_uncharged h "$q"
     check_not_charged "h. $q"
 done
 
@@ -233,9 +233,7 @@ no_plan_shown() { ! grep -Eq 'QUERY PLAN|Seq Scan|->|rows=' <<<"$OUT"; }
 for q in 'EXPLAIN SELECT user_id % 30, user_dp_count(user_id, 1.0) FROM people GROUP BY 1' \
     'EXPLAIN (COSTS OFF) SELECT m.g, user_dp_count(p.user_id, 1.0) FROM people p JOIN map m USING (user_id) GROUP BY m.g' \
     'EXPLAIN ANALYZE SELECT user_id % 30, user_dp_count(user_id, 1.0) FROM people GROUP BY 1'; do
-    charge_snapshot
-    run_as "$A" <<<"$q;"
-    ok_if "g. refused (42501): $q" refused_with 42501 || show_out
+    refused_uncharged g "$q"
     ok_if "g. no plan shown: $q" no_plan_shown || show_out
     check_not_charged "g. $q"
 done
