@@ -49,6 +49,7 @@
 
 #include "groupbound.h"
 #include "params.h"
+#include "selection.h"
 #include "siphash.h"
 #include "usertable.h"
 
@@ -99,15 +100,15 @@ typedef struct CallCache
  * The arguments of group_member: slot, k, the registry's snapshot, user id,
  * then the grouping keys; group_registry's, after its state, are the same
  * with the key of the pseudorandom function in place of the snapshot;
- * group_selected's, after its state, the same as group_member's with
- * SELECTION_PARAMS (epsilon, delta) before the keys.
+ * group_selected's, after its state, the same as group_member's with its
+ * parameters (epsilon, delta: selection.h) before the keys.
  */
 #define SLOT_ARG 0
 #define K_ARG 1
 #define SNAPSHOT_ARG 2
 #define USER_ARG 3
 #define FIRST_KEY_ARG 4
-#define SELECTION_PARAMS 2
+#define SELECTION_PARAMS (ULDP_SELECTION_DELTA_ARG - ULDP_SELECTION_USER_ARG)
 
 /*
  * A grouping function declared by an older version of the extension's SQL
