@@ -98,6 +98,17 @@ CREATE AGGREGATE uldp.user_dp_range(state bytea, user_id anyelement, epsilon flo
 	FINALFUNC_MODIFY = READ_ONLY, COMBINEFUNC = uldp.user_combinefn,
 	SERIALFUNC = uldp.user_serialfn, DESERIALFUNC = uldp.user_deserialfn, PARALLEL = SAFE);
 
+-- Grouped releases over shards (src/shardgroups.c): each shard returns,
+-- for each group of its partition, its users and their values
+-- (uldp_shard.user_pairs), read back as one row per user by these
+-- set-returning functions, called in one target list: the n-th row of each
+-- is the n-th user's.  pair_users gives the users' keys, pair_values
+-- (pairs, slot) their values in a slot, NULL for none.
+CREATE FUNCTION uldp.pair_users(pairs bytea) RETURNS SETOF bigint
+	AS 'MODULE_PATHNAME', 'uldp_pair_users' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uldp.pair_values(pairs bytea, slot integer) RETURNS SETOF float8
+	AS 'MODULE_PATHNAME', 'uldp_pair_values' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 -- Grouped releases in parallel plans (src/grouping.c): the registration of
 -- each user's groups is an aggregate, uldp.group_registry, in a CTE that
 -- returns the registry's snapshot; group_member and group_selected take it as

@@ -15,12 +15,14 @@
  * becomes
  *
  *	WITH uldp_shard_pairs AS MATERIALIZED (
- *		SELECT uldp_shard.pair_user(u, max_rows), k,
- *			   uldp_shard.user_mean(v, lo, hi), bool_or(f), u
- *		FROM ONLY t_1 WHERE w GROUP BY u, k
- *		UNION ALL ... one branch per leaf partition ...)
+ *		SELECT uldp.pair_users(g.pairs) AS user_id, g.key_1,
+ *			   uldp.pair_values(g.pairs, 1) AS value_1, uldp.pair_values(g.pairs, 2) AS value_2
+ *		FROM (SELECT k, uldp_shard.user_pairs(u, max_rows, 'mean', v, true, lo, hi,
+ *											  'any', true, f, NULL, NULL)
+ *			  FROM ONLY t_1 WHERE w GROUP BY k
+ *			  UNION ALL ... one branch per leaf partition ...) g)
  *	SELECT s.key_1, user_dp_mean(s.value_1, s.user_id, eps, lo, hi),
- *		   user_dp_count(s.user_id, eps2) FILTER (WHERE s.value_2)
+ *		   user_dp_count(s.user_id, eps2) FILTER (WHERE s.value_2 IS NOT NULL)
  *	FROM uldp_shard_pairs s
  *	WHERE <the gate's checks>
  *	  AND (SELECT count(c.checked) FROM (SELECT uldp_shard.partition_check(max_rows)
@@ -28,29 +30,34 @@
  *		  IS NOT NULL
  *	GROUP BY s.key_1 HAVING h
  *
- * and the coordinator's grouped release (grouping.c) runs over the pairs as
- * over rows, which it reads twice (to register every user's groups, then
- * to aggregate) from the CTE, so that the shards compute and send them
- * once: each pair is one row of its user in its group, whose value is
- * what the local transition function would compute from the user's rows
- * there, so the contribution bound, the partition selection and every
- * release are those of the same statement on one node.  A user found in
- * two partitions is two rows of the same user, which the local machinery
- * treats as any two rows.  The value of a release with a FILTER is
- * computed over the rows that pass it (NULL if none, which the release
- * skips); a count's FILTER becomes whether any of the pair's rows passes.
- * A boolean mean without bounds gets its public bounds [0, 1] written out,
- * since its value is now a float8 (shardquery.c).
+ * Each shard groups its rows by the keys alone, and each group's state is
+ * a table of its users with their values, one slot per release
+ * (shard/shardpairs.c), which it sends as one value; the coordinator reads
+ * it back as one row per user (pairunpack.c).  The coordinator's grouped
+ * release (grouping.c) runs over these pairs as over rows, which it reads
+ * twice (to register every user's groups, then to aggregate) from the
+ * CTE, so that the shards compute and send them once: each pair is one
+ * row of its user in its group, whose value is what the local transition
+ * function would compute from the user's rows there, so the contribution
+ * bound, the partition selection and every release are those of the same
+ * statement on one node.  A user is read by its key (uldp_user_key, a
+ * bigint), which keys it as its id would.  A user found in two partitions
+ * is two rows of the same user, which the local machinery treats as any
+ * two rows.  The value of a release with a FILTER is computed over the
+ * rows that pass it (NULL if none, which the release skips); a count's
+ * FILTER becomes whether any of the pair's rows passes.  A boolean mean
+ * without bounds gets its public bounds [0, 1] written out, since its
+ * value is now a float8 (shardquery.c).
  *
  * Memory: the pairs of a partition are at most its rows, at most
- * max_rows (uldp.max_partition_rows): pair_user checks it on the shard at
- * its first row (every query of the pairs reads the user id, the
- * registration of grouping.c included, and so the bound reaches
- * statement.c in every scan), and the size check in WHERE, one state aggregate per
+ * max_rows (uldp.max_partition_rows): user_pairs checks it on the shard at
+ * its first row, and the size check in WHERE, one state aggregate per
  * partition over no rows (a TID range that holds none), checks it before
  * any pair is read, whatever the rows, so that the error a too large
  * partition raises never depends on them.  statement.c bounds the
- * release's memory by max_rows pairs per partition.
+ * release's memory by max_rows pairs per partition.  A group's value takes
+ * at most 1 GB: where max_rows users with their slots could take more, the
+ * release ships rows instead.
  *
  * Keys declared public (uldp.set_public_groups) for a column grouped by
  * stay public: the pairs' key column keeps the column's origin, which
@@ -64,6 +71,7 @@
 
 #include "access/table.h"
 #include "catalog/dependency.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
@@ -71,62 +79,70 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/regproc.h"
 
+#include "pairwire.h"
 #include "params.h"
 #include "protect.h"
 #include "shardgroups.h"
 #include "shardquery.h"
 
-/* One release of the statement, and the columns of the pairs it reads. */
+/* One release of the statement, and the slot of the pairs it reads. */
 typedef struct PairRelease
 {
 	Aggref	   *release;		/* as the statement writes it */
 	Oid			function;		/* the same release over float8 values */
 	List	   *params;			/* its parameters after the user id */
-	int			value;			/* its value column, or 0 (counts) */
-	int			filter;			/* its filter column (counts), or 0 */
+	int			slot;			/* its slot (from 1), or 0 (counts) */
+	bool		any;			/* its slot is a count's filter */
 } PairRelease;
 
 typedef struct PairContext
 {
 	Index		varno;			/* the protected table's entry */
-	Oid			relid;
 	Var		   *user;			/* the releases' user argument */
 	List	   *keys;			/* the grouping keys, over the table */
-	UldpShardColumns columns;	/* of the branches: user, keys, values */
+	List	   *slots;			/* each a list of user_pairs' 5 arguments */
 	List	   *releases;		/* PairRelease */
 	Oid			uldp;
+	Oid			pair_users;		/* uldp.pair_users(bytea) */
+	Oid			pair_values;	/* uldp.pair_values(bytea, integer) */
 	const char *reason;
 } PairContext;
 
-/* Column number of expr among the branches' columns, added if new. */
-static int
-pair_column(PairContext *context, Expr *expr, const char *name)
-{
-	ListCell   *lc;
+/* The pairs' columns: the user, the keys, then one value per slot. */
+#define USER_COLUMN 1
+#define KEY_COLUMN(context, i) (2 + (i))
+#define SLOT_COLUMN(context, slot) (1 + list_length((context)->keys) + (slot))
 
-	foreach(lc, context->columns.exprs)
-		if (equal(lfirst(lc), expr))
-			return foreach_current_index(lc) + 1;
-	context->columns.exprs = lappend(context->columns.exprs, expr);
-	context->columns.names = lappend(context->columns.names,
-									 psprintf("%s_%d", name, list_length(context->columns.exprs)));
-	return list_length(context->columns.exprs);
+static Const *
+text_const(const char *text)
+{
+	return makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1, CStringGetTextDatum(text), false, false);
 }
 
-/* uldp_shard.<name>(argtypes), or InvalidOid with a reason. */
-static Oid
-shard_aggregate(PairContext *context, const char *name, const Oid *argtypes, int nargs)
+/* Number (from 1) of the slot of these arguments, added if new. */
+static int
+pair_slot(PairContext *context, const char *kind, Expr *value, Expr *filter, Expr *lower,
+		  Expr *upper)
 {
-	Oid			aggfnoid = uldp_shard_function("uldp_shard", "uldp_shard", name, argtypes, nargs);
+	List	   *slot = list_make5(text_const(kind), value,
+								  filter != NULL ? filter : (Expr *) makeBoolConst(true, false),
+								  lower, upper);
+	ListCell   *lc;
 
-	if (!OidIsValid(aggfnoid) && context->reason == NULL)
-		context->reason = "Extension uldp_shard is not installed on the coordinator: its aggregates must exist here to be shipped.";
-	return aggfnoid;
+	foreach(lc, context->slots)
+		if (equal(lfirst(lc), slot))
+			return foreach_current_index(lc) + 1;
+	if (list_length(context->slots) == ULDP_PAIRS_MAX_SLOTS && context->reason == NULL)
+		context->reason = psprintf("Its releases need more than %d values per user and group.",
+								   ULDP_PAIRS_MAX_SLOTS);
+	context->slots = lappend(context->slots, slot);
+	return list_length(context->slots);
 }
 
 static void
@@ -136,6 +152,8 @@ add_release(Aggref *release, PairContext *context)
 	UldpShardClamp clamp;
 	Oid			argtypes[FUNC_MAX_ARGS];
 	int			nargs = 0;
+	Expr	   *filter = copyObject(release->aggfilter);
+	Expr	   *no_bound = (Expr *) makeNullConst(FLOAT8OID, -1, InvalidOid);
 
 	if (!uldp_shard_release(release, context->varno, &context->user, &clamp, &pair->params,
 							&context->reason))
@@ -144,36 +162,35 @@ add_release(Aggref *release, PairContext *context)
 	if (clamp == ULDP_CLAMP_COUNT)
 	{
 		pair->function = release->aggfnoid;
-		if (release->aggfilter != NULL)
-			pair->filter = pair_column(context,
-									   (Expr *) uldp_make_aggref(F_BOOL_OR, BOOLOID,
-																  list_make1(copyObject(release->aggfilter)),
-																  NULL, InvalidOid),
-									   "filter");
+		/* a count with a FILTER reads whether any of the pair's rows passes */
+		if (filter != NULL)
+		{
+			pair->slot = pair_slot(context, "any", (Expr *) makeBoolConst(true, false), filter,
+								   no_bound, copyObject(no_bound));
+			pair->any = true;
+		}
 	}
 	else
 	{
 		Expr	   *value = copyObject(linitial_node(TargetEntry, release->args)->expr);
 		Oid			value_type = exprType((Node *) value);
-		Oid			mean_args[] = {value_type, FLOAT8OID, FLOAT8OID};
-		Aggref	   *call;
 
-		if (clamp == ULDP_CLAMP_TO_BOUNDS)
-			call = uldp_make_aggref(shard_aggregate(context, "user_mean", mean_args, 3), FLOAT8OID,
-									 list_make3(value,
-												uldp_shard_clamp_bound(list_length(pair->params) >= 3 ?
-																	   lsecond(pair->params) : NULL,
-																	   -ULDP_MAX_MAGNITUDE),
-												uldp_shard_clamp_bound(list_length(pair->params) >= 3 ?
-																	   lthird(pair->params) : NULL,
-																	   ULDP_MAX_MAGNITUDE)),
-									 copyObject(release->aggfilter), InvalidOid);
-		else
-			call = uldp_make_aggref(shard_aggregate(context, "user_total", &value_type, 1), FLOAT8OID,
-									 list_make1(value), copyObject(release->aggfilter), InvalidOid);
-		if (context->reason != NULL)
+		if (value_type != FLOAT8OID && value_type != BOOLOID)
+		{
+			context->reason = psprintf("%s reads values of type %s, which the shards do not aggregate.",
+									   format_procedure(release->aggfnoid), format_type_be(value_type));
 			return;
-		pair->value = pair_column(context, (Expr *) call, "value");
+		}
+		if (clamp == ULDP_CLAMP_TO_BOUNDS)
+			pair->slot = pair_slot(context, "mean", value, filter,
+								   uldp_shard_clamp_bound(list_length(pair->params) >= 3 ?
+														  lsecond(pair->params) : NULL,
+														  -ULDP_MAX_MAGNITUDE),
+								   uldp_shard_clamp_bound(list_length(pair->params) >= 3 ?
+														  lthird(pair->params) : NULL,
+														  ULDP_MAX_MAGNITUDE));
+		else
+			pair->slot = pair_slot(context, "total", value, filter, no_bound, copyObject(no_bound));
 		/* the same release over the pairs' float8 values */
 		argtypes[nargs++] = FLOAT8OID;
 		argtypes[nargs++] = ANYELEMENTOID;
@@ -218,13 +235,11 @@ find_releases_walker(Node *node, PairContext *context)
 	return expression_tree_walker(node, find_releases_walker, (void *) context);
 }
 
+/* A column of the pairs, read through the statement's entry varno. */
 static Var *
-column_var(PairContext *context, int column)
+pairs_var(PairContext *context, int column, Oid type, Oid collation, int32 typmod)
 {
-	Expr	   *expr = list_nth(context->columns.exprs, column - 1);
-
-	return makeVar(context->varno, column, exprType((Node *) expr), exprTypmod((Node *) expr),
-				   exprCollation((Node *) expr), 0);
+	return makeVar(context->varno, column, type, typmod, collation, 0);
 }
 
 /* Keys and releases of the outputs, over the pairs' columns. */
@@ -237,7 +252,9 @@ pairs_mutator(Node *node, PairContext *context)
 		return NULL;
 	foreach(lc, context->keys)
 		if (equal(node, lfirst(lc)))
-			return (Node *) column_var(context, foreach_current_index(lc) + 2);
+			return (Node *) pairs_var(context, KEY_COLUMN(context, foreach_current_index(lc)),
+									  exprType(lfirst(lc)), exprCollation(lfirst(lc)),
+									  exprTypmod(lfirst(lc)));
 	if (IsA(node, Aggref))
 	{
 		foreach(lc, context->releases)
@@ -247,16 +264,18 @@ pairs_mutator(Node *node, PairContext *context)
 			List	   *args = NIL;
 			List	   *argtypes = NIL;
 			ListCell   *param;
+			Var		   *value = pair->slot != 0 ?
+				pairs_var(context, SLOT_COLUMN(context, pair->slot), FLOAT8OID, InvalidOid, -1) : NULL;
 
 			if (!equal(node, pair->release))
 				continue;
-			if (pair->value != 0)
+			if (value != NULL && !pair->any)
 			{
-				args = lappend(args, column_var(context, pair->value));
+				args = lappend(args, value);
 				argtypes = lappend_oid(argtypes, FLOAT8OID);
 			}
-			args = lappend(args, column_var(context, 1));
-			argtypes = lappend_oid(argtypes, context->user->vartype);
+			args = lappend(args, pairs_var(context, USER_COLUMN, INT8OID, InvalidOid, -1));
+			argtypes = lappend_oid(argtypes, INT8OID);
 			foreach(param, pair->params)
 			{
 				args = lappend(args, copyObject(lfirst(param)));
@@ -269,7 +288,17 @@ pairs_mutator(Node *node, PairContext *context)
 										makeTargetEntry(lfirst(param), foreach_current_index(param) + 1,
 														NULL, false));
 			release->aggargtypes = argtypes;
-			release->aggfilter = pair->filter != 0 ? (Expr *) column_var(context, pair->filter) : NULL;
+			release->aggfilter = NULL;
+			if (pair->any)
+			{
+				NullTest   *passes = makeNode(NullTest);
+
+				passes->arg = (Expr *) value;
+				passes->nulltesttype = IS_NOT_NULL;
+				passes->location = -1;
+				release->aggfilter = (Expr *) passes;
+			}
+			release->inputcollid = InvalidOid;
 			release->aggtranstype = InvalidOid;
 			release->aggno = -1;
 			release->aggtransno = -1;
@@ -278,6 +307,74 @@ pairs_mutator(Node *node, PairContext *context)
 		elog(ERROR, "uldp release not found while rewriting it over shards");
 	}
 	return expression_tree_mutator(node, pairs_mutator, (void *) context);
+}
+
+/* A call of a set-returning function of the pairs' query */
+static Expr *
+unpack_call(Oid function, Oid result_type, List *args)
+{
+	FuncExpr   *call = makeFuncExpr(function, result_type, args, InvalidOid, InvalidOid,
+									COERCE_EXPLICIT_CALL);
+
+	call->funcretset = true;
+	return (Expr *) call;
+}
+
+/*
+ * The pairs' query over "groups", the shards' groups (keys, then the
+ * value of user_pairs): one row per user and group, with the user's key
+ * and its values.
+ */
+static Query *
+pairs_query(PairContext *context, Query *groups, List *group_names, Oid relid)
+{
+	Query	   *pairs = makeNode(Query);
+	RangeTblRef *ref = makeNode(RangeTblRef);
+	int			nkeys = list_length(context->keys);
+	Var		   *value = makeVar(1, nkeys + 1, BYTEAOID, -1, InvalidOid, 0);
+	ListCell   *lc;
+
+	pairs->commandType = CMD_SELECT;
+	pairs->querySource = QSRC_ORIGINAL;
+	pairs->canSetTag = true;
+	pairs->rtable = list_make1(uldp_shard_subquery_entry(groups, "groups", group_names));
+	linitial_node(RangeTblEntry, pairs->rtable)->inFromCl = true;
+	ref->rtindex = 1;
+	pairs->jointree = makeFromExpr(list_make1(ref), NULL);
+	pairs->targetList = list_make1(makeTargetEntry(unpack_call(context->pair_users, INT8OID,
+															   list_make1(copyObject(value))),
+												   USER_COLUMN, "user_id", false));
+	foreach(lc, context->keys)
+	{
+		Expr	   *key = lfirst(lc);
+		int			i = foreach_current_index(lc);
+		TargetEntry *column = makeTargetEntry((Expr *) makeVar(1, i + 1, exprType((Node *) key),
+															   exprTypmod((Node *) key),
+															   exprCollation((Node *) key), 0),
+											  KEY_COLUMN(context, i), psprintf("key_%d", i + 1), false);
+
+		/*
+		 * A key that is a column of the table keeps its origin, so that keys
+		 * declared public for it (uldp.set_public_groups) are those grouping.c
+		 * reads for the pairs' column
+		 */
+		if (IsA(key, Var) && ((Var *) key)->varno == context->varno && ((Var *) key)->varlevelsup == 0)
+		{
+			column->resorigtbl = relid;
+			column->resorigcol = ((Var *) key)->varattno;
+		}
+		pairs->targetList = lappend(pairs->targetList, column);
+	}
+	for (int slot = 1; slot <= list_length(context->slots); slot++)
+		pairs->targetList =
+			lappend(pairs->targetList,
+					makeTargetEntry(unpack_call(context->pair_values, FLOAT8OID,
+												list_make2(copyObject(value),
+														   makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
+																	 Int32GetDatum(slot), false, true))),
+									SLOT_COLUMN(context, slot), psprintf("value_%d", slot), false));
+	pairs->hasTargetSRFs = true;
+	return pairs;
 }
 
 /*
@@ -293,87 +390,85 @@ uldp_shard_rewrite_grouped(Query *query, Index varno, List *checks, int max_rows
 	RangeTblEntry *rte = rt_fetch(varno, query->rtable);
 	PairContext context = {0};
 	UldpShipping shipping = {0};
-	Oid			user_args[] = {ANYELEMENTOID, INT8OID};
+	UldpShardColumns columns = {0};
+	Oid			pairs_args[] = {ANYELEMENTOID, INT8OID, ANYOID};
+	Oid			user_pairs;
+	List	   *args;
+	List	   *names = NIL;
 	Relation	parent;
+	Query	   *groups;
 	Query	   *pairs;
 	Node	   *quals;
 	Node	   *check;
-	List	   *names = NIL;
 	ListCell   *lc;
 
 	context.varno = varno;
-	context.relid = rte->relid;
 	context.uldp = get_extension_oid("uldp", false);
+	context.pair_users = uldp_shard_function("uldp", "uldp", "pair_users", (Oid[]) {BYTEAOID}, 1);
+	context.pair_values = uldp_shard_function("uldp", "uldp", "pair_values",
+											  (Oid[]) {BYTEAOID, INT4OID}, 2);
 	foreach(lc, query->groupClause)
 		context.keys = lappend(context.keys,
 							   get_sortgroupclause_tle(lfirst_node(SortGroupClause, lc), query->targetList)->expr);
-	/* columns: the user id (known once a release is found), then the keys */
-	context.columns.exprs = list_make1(NULL);
-	context.columns.names = list_make1("user_id");
-	foreach(lc, context.keys)
-	{
-		context.columns.exprs = lappend(context.columns.exprs, copyObject(lfirst(lc)));
-		context.columns.names = lappend(context.columns.names, psprintf("key_%d", foreach_current_index(lc) + 1));
-		context.columns.grouped = bms_add_member(context.columns.grouped, foreach_current_index(lc) + 2);
-	}
 	find_releases_walker((Node *) query->targetList, &context);
 	find_releases_walker(query->havingQual, &context);
 	if (context.reason == NULL && context.user == NULL)
 		context.reason = "It releases nothing over the table.";
-	if ((*reason = context.reason) != NULL)
-		return false;
-	/*
-	 * The branches group by the user id and return it through pair_user;
-	 * the id grouped by is returned too, unread, so that a branch returns
-	 * all its columns and its foreign scan runs asynchronously.
-	 */
-	linitial(context.columns.exprs) = uldp_make_aggref(shard_aggregate(&context, "pair_user", user_args, 2),
-													   context.user->vartype,
-													   list_make2(copyObject(context.user),
-																  uldp_shard_int8(max_rows)),
-													   NULL, context.user->varcollid);
-	context.columns.grouped = bms_add_member(context.columns.grouped,
-											 pair_column(&context, (Expr *) copyObject(context.user), "user_key"));
-
-	shipping.uldp = context.uldp;
-	context.columns.exprs = (List *) uldp_shard_shippable((Node *) context.columns.exprs, &shipping);
-	quals = uldp_shard_shippable(query->jointree->quals, &shipping);
-	parent = table_open(rte->relid, NoLock);
-	pairs = uldp_shard_union(parent, &context.columns, quals, shipping.sublinks, parent->rd_rel->relowner);
-	check = uldp_shard_size_check(parent, max_rows);
-	table_close(parent, NoLock);
-	if (check == NULL && context.reason == NULL)
+	/* without slots (counts without FILTER), the form that returns users only */
+	user_pairs = uldp_shard_function("uldp_shard", "uldp_shard", "user_pairs", pairs_args,
+									 context.slots != NIL ? 3 : 2);
+	if (context.reason == NULL && !OidIsValid(user_pairs))
 		context.reason = "Extension uldp_shard is not installed on the coordinator: its aggregates must exist here to be shipped.";
+	if (context.reason == NULL && (!OidIsValid(context.pair_users) || !OidIsValid(context.pair_values)))
+		context.reason = "Extension uldp lacks the functions that read the shards' pairs: update it (ALTER EXTENSION uldp UPDATE).";
+	/* a user's entry per slot, for at most max_rows users in one group */
+	if (context.reason == NULL &&
+		max_rows > ULDP_PAIRS_MAX_USERS(list_length(context.slots)))
+		context.reason = psprintf("A group of a partition could hold more users (uldp.max_partition_rows = %d) than a value of %d per user can carry.",
+								  max_rows, list_length(context.slots));
 	if ((*reason = context.reason) != NULL)
 		return false;
-	/*
-	 * A key that is a column of the table keeps its origin in the pairs, so
-	 * that keys declared public for it (uldp.set_public_groups) are those
-	 * grouping.c reads for the pairs' column
-	 */
+
+	/* the branches: the keys, grouped by, then the group's users and values */
 	foreach(lc, context.keys)
 	{
-		Var		   *key = lfirst(lc);
-		TargetEntry *column = list_nth(pairs->targetList, foreach_current_index(lc) + 1);
-
-		if (IsA(key, Var) && key->varno == varno && key->varlevelsup == 0)
-		{
-			column->resorigtbl = rte->relid;
-			column->resorigcol = key->varattno;
-		}
+		columns.exprs = lappend(columns.exprs, copyObject(lfirst(lc)));
+		columns.names = lappend(columns.names, psprintf("key_%d", foreach_current_index(lc) + 1));
+		columns.grouped = bms_add_member(columns.grouped, foreach_current_index(lc) + 1);
 	}
+	args = list_make2(copyObject(context.user), uldp_shard_int8(max_rows));
+	foreach(lc, context.slots)
+		args = list_concat(args, copyObject(lfirst(lc)));
+	columns.exprs = lappend(columns.exprs, uldp_make_aggref(user_pairs, BYTEAOID, args, NULL,
+															context.user->varcollid));
+	columns.names = lappend(columns.names, "pairs");
+
+	shipping.uldp = context.uldp;
+	columns.exprs = (List *) uldp_shard_shippable((Node *) columns.exprs, &shipping);
+	quals = uldp_shard_shippable(query->jointree->quals, &shipping);
+	parent = table_open(rte->relid, NoLock);
+	groups = uldp_shard_union(parent, &columns, quals, shipping.sublinks, parent->rd_rel->relowner);
+	check = uldp_shard_size_check(parent, max_rows);
+	table_close(parent, NoLock);
+	if (check == NULL)
+	{
+		*reason = "Extension uldp_shard is not installed on the coordinator: its aggregates must exist here to be shipped.";
+		return false;
+	}
+	foreach(lc, columns.names)
+		names = lappend(names, makeString(lfirst(lc)));
+	pairs = pairs_query(&context, groups, names, rte->relid);
 
 	query->targetList = (List *) pairs_mutator((Node *) query->targetList, &context);
 	query->havingQual = pairs_mutator(query->havingQual, &context);
 	query->jointree->quals = (Node *) make_ands_explicit(lappend(checks, check));
 	query->hasSubLinks = true;
-	foreach(lc, context.columns.names)
-		names = lappend(names, makeString(lfirst(lc)));
+	names = NIL;
+	foreach(lc, pairs->targetList)
+		names = lappend(names, makeString(lfirst_node(TargetEntry, lc)->resname));
 	/* read twice (registration, then release), computed once */
 	uldp_shard_replace_entry(query, varno, uldp_shard_cte_entry(query, pairs, "uldp_shard_pairs", "pairs", names));
-	foreach(lc, context.columns.exprs)
-		if (IsA(lfirst(lc), Aggref) && ((Aggref *) lfirst(lc))->aggfnoid != F_BOOL_OR)
-			*shard_aggs = list_append_unique_oid(*shard_aggs, ((Aggref *) lfirst(lc))->aggfnoid);
+	*shard_aggs = list_append_unique_oid(*shard_aggs, user_pairs);
 	*shard_aggs = list_append_unique_oid(*shard_aggs,
 										 uldp_shard_function("uldp_shard", "uldp_shard", "partition_check",
 															 (Oid[]) {INT8OID}, 1));

@@ -683,7 +683,7 @@ state_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		if (IsA(aggref, Aggref) && (uldp_shard_aggregate_named(aggref->aggfnoid, "user_rows") ||
 									uldp_shard_aggregate_named(aggref->aggfnoid, "user_sums") ||
 									uldp_shard_aggregate_named(aggref->aggfnoid, "user_values") ||
-									uldp_shard_aggregate_named(aggref->aggfnoid, "pair_user") ||
+									uldp_shard_aggregate_named(aggref->aggfnoid, "user_pairs") ||
 									uldp_shard_aggregate_named(aggref->aggfnoid, "partition_check")))
 			computes_state = true;
 	}
@@ -730,7 +730,7 @@ uldp_shard_rewrite_init(void)
 /*
  * Does a foreign scan return what a shard computed for a release over
  * shards: a partition's per-user state (uldp_shard.user_rows) or its
- * per-(user, group) values (keyed by uldp_shard.pair_user), or the check
+ * per-(user, group) values (uldp_shard.user_pairs, one value per group), or the check
  * of its size (uldp_shard.partition_check, no user)?  Then
  * *max_rows is the most users, or pairs, it returns: the rows its shard
  * checked its partition could hold, the bound written in the call.
@@ -754,7 +754,7 @@ uldp_shard_state_scan(ForeignScan *scan, double *max_rows)
 			bound_arg = 4;
 		else if (uldp_shard_aggregate_named(aggref->aggfnoid, "user_values"))
 			bound_arg = ULDP_SUMS_MODULUS_ARG + 2;
-		else if (uldp_shard_aggregate_named(aggref->aggfnoid, "pair_user"))
+		else if (uldp_shard_aggregate_named(aggref->aggfnoid, "user_pairs"))
 			bound_arg = 1;
 		else if (uldp_shard_aggregate_named(aggref->aggfnoid, "partition_check") ||
 				 uldp_shard_aggregate_named(aggref->aggfnoid, "user_sums"))

@@ -164,50 +164,33 @@ CREATE FUNCTION uldp_shard.partition_member(user_id anyelement, modulus integer,
 RETURNS boolean AS 'MODULE_PATHNAME', 'uldp_shard_partition_member'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
--- For grouped releases, one value per (user, group) pair, grouped by the
--- coordinator's query: user_mean(value, lower, upper) is the mean of the
--- pair's rows clamped to [lower, upper], user_total(value) their total
--- (rows clamped to +-1e300); both skip NULL and NaN values, give NULL
--- without any, and raise no error that depends on a row.
--- pair_user(user_id, max_rows) is the pair's user id (the query groups by
--- it), and fails, at the first row, when the tables it reads could hold more
--- than max_rows rows.
-CREATE FUNCTION uldp_shard.mean_transfn(internal, float8, float8, float8)
-RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_mean_transfn'
+-- For grouped releases, grouped by the coordinator's query on the keys:
+-- user_pairs(user_id, max_rows, VARIADIC slots) is, for one group, every
+-- user with rows there and its value for each slot, five arguments per
+-- release: kind ('mean', 'total' or 'any'), value (float8 or boolean),
+-- filter (boolean), lower and upper (a mean's bounds).  A mean is the mean
+-- of the user's rows that pass the filter, clamped to [lower, upper]; a
+-- total their total (rows clamped to +-1e300); 'any' whether a row passes.
+-- NULL and NaN values are skipped, and no error depends on a row; the
+-- aggregate fails, at the first row, when the tables it reads could hold
+-- more than max_rows rows.  Its value is read by the coordinator only.
+-- Without slots (counts without FILTER), only the users.
+CREATE FUNCTION uldp_shard.pairs_transfn(internal, anyelement, bigint, VARIADIC "any")
+RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_pairs_transfn'
 LANGUAGE C PARALLEL SAFE;
-CREATE FUNCTION uldp_shard.mean_bool_transfn(internal, boolean, float8, float8)
-RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_mean_bool_transfn'
+CREATE FUNCTION uldp_shard.pairs_transfn(internal, anyelement, bigint)
+RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_pairs_transfn'
 LANGUAGE C PARALLEL SAFE;
-CREATE FUNCTION uldp_shard.mean_finalfn(internal)
-RETURNS float8 AS 'MODULE_PATHNAME', 'uldp_shard_mean_finalfn'
-LANGUAGE C PARALLEL SAFE;
-CREATE FUNCTION uldp_shard.total_transfn(internal, float8)
-RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_total_transfn'
-LANGUAGE C PARALLEL SAFE;
-CREATE FUNCTION uldp_shard.total_bool_transfn(internal, boolean)
-RETURNS internal AS 'MODULE_PATHNAME', 'uldp_shard_total_bool_transfn'
-LANGUAGE C PARALLEL SAFE;
-CREATE FUNCTION uldp_shard.total_finalfn(internal)
-RETURNS float8 AS 'MODULE_PATHNAME', 'uldp_shard_total_finalfn'
-LANGUAGE C PARALLEL SAFE;
-CREATE FUNCTION uldp_shard.pair_user_transfn(anyelement, anyelement, bigint)
-RETURNS anyelement AS 'MODULE_PATHNAME', 'uldp_shard_pair_user_transfn'
+CREATE FUNCTION uldp_shard.pairs_finalfn(internal)
+RETURNS bytea AS 'MODULE_PATHNAME', 'uldp_shard_pairs_finalfn'
 LANGUAGE C PARALLEL SAFE;
 
-CREATE AGGREGATE uldp_shard.user_mean(float8, float8, float8) (
-    SFUNC = uldp_shard.mean_transfn, STYPE = internal, FINALFUNC = uldp_shard.mean_finalfn,
+CREATE AGGREGATE uldp_shard.user_pairs(user_id anyelement, max_rows bigint, VARIADIC slots "any") (
+    SFUNC = uldp_shard.pairs_transfn, STYPE = internal, FINALFUNC = uldp_shard.pairs_finalfn,
     PARALLEL = SAFE);
-CREATE AGGREGATE uldp_shard.user_mean(boolean, float8, float8) (
-    SFUNC = uldp_shard.mean_bool_transfn, STYPE = internal, FINALFUNC = uldp_shard.mean_finalfn,
+CREATE AGGREGATE uldp_shard.user_pairs(user_id anyelement, max_rows bigint) (
+    SFUNC = uldp_shard.pairs_transfn, STYPE = internal, FINALFUNC = uldp_shard.pairs_finalfn,
     PARALLEL = SAFE);
-CREATE AGGREGATE uldp_shard.user_total(float8) (
-    SFUNC = uldp_shard.total_transfn, STYPE = internal, FINALFUNC = uldp_shard.total_finalfn,
-    PARALLEL = SAFE);
-CREATE AGGREGATE uldp_shard.user_total(boolean) (
-    SFUNC = uldp_shard.total_bool_transfn, STYPE = internal, FINALFUNC = uldp_shard.total_finalfn,
-    PARALLEL = SAFE);
-CREATE AGGREGATE uldp_shard.pair_user(user_id anyelement, max_rows bigint) (
-    SFUNC = uldp_shard.pair_user_transfn, STYPE = anyelement, PARALLEL = SAFE);
 
 -- partition_check(max_rows): 0, or an error when the tables it reads could
 -- hold more than max_rows rows; the coordinator runs it over no rows, so

@@ -279,7 +279,7 @@ is "$(cq -c "SELECT count(*) FROM pg_class WHERE relname LIKE 'sparse\_p_' AND r
     "c. the coordinator's statistics say sparse's 3 partitions are empty"
 ok_if "c. the analyst's release over them is still pushed down and runs" \
     test -n "$(cq_as "$A" -c "SELECT user_dp_count(user_id, 0.1) FROM sparse")"
-# grouped releases: the shards return one value per (user, group); the coordinator releases over them
+# grouped releases: the shards return each group's users with their values; the coordinator releases over them
 # The same grouped releases over the shards and over visits_local, with epsilon 1e4: each count's
 # discrete noise is 0 but with probability below 1e-40, and a mean's, sum's and boolean mean's Laplace
 # noise (scales at most 1e-4, 0.1 and 1e-6) exceeds the tolerances below (0.01, 3, 0.001), over 50
@@ -296,8 +296,10 @@ is "$(cq -c "SELECT count(*) || ' ' || max(abs(a.n - b.n)) || ' ' || (max(abs(a.
    "50 0 true true 0 true" \
    "c. grouped count, mean, sum, FILTER and a mean of booleans by country agree with one node's (50 groups)"
 PLAN="$(cq -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT country, user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits GROUP BY country")"
-is "$(grep -c 'Remote SQL: SELECT uldp_shard.pair_user(user_id, 3000000::bigint), country, uldp_shard.user_mean(amount, 0::double precision, 100::double precision), user_id FROM public.visits GROUP BY 2, 4' <<<"$PLAN")" 3 \
-    "c. each shard groups its rows by user and country and returns one value per pair, once" || diag "$PLAN"
+is "$(grep -c "Remote SQL: SELECT country, uldp_shard.user_pairs(user_id, 3000000::bigint, 'mean'::text, amount, true, 0::double precision, 100::double precision) FROM public.visits GROUP BY 1\$" <<<"$PLAN")" 3 \
+    "c. each shard groups its rows by country and returns each country's users with their values, once" || diag "$PLAN"
+is "$(grep -c 'ProjectSet' <<<"$PLAN") $(grep -c 'uldp.pair_users((uldp_shard.user_pairs' <<<"$PLAN")" "1 1" \
+    "c. the coordinator reads them back as one row per user and country" || diag "$PLAN"
 is "$(grep -c 'CTE uldp_shard_pairs' <<<"$PLAN") $(grep -c 'CTE Scan on uldp_shard_pairs' <<<"$PLAN")" "1 2" \
     "c. the coordinator keeps the pairs for both readings (to register the groups, then to release)" || diag "$PLAN"
 is "$(grep -c '[>] *Foreign Scan' <<<"$PLAN") $(grep -c 'Async Foreign Scan' <<<"$PLAN")" "0 9" \

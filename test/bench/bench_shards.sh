@@ -24,10 +24,10 @@
 #                   every user's value), one partition's values alone, and uldp.user_dp_mean over
 #                   the 3 partitions' values stored on the coordinator (its part)
 #   grouped         by country (50 groups): PostgreSQL's avg and user_dp_mean on one node, and the
-#                   analyst's over the shards (the shards return one value per user and country,
-#                   once); user_dp_mean on one shard's rows (the weak-scaling base), one shard's
-#                   pairs alone, and the release over all the pairs stored on the coordinator
-#                   (its part, visits_pairs)
+#                   analyst's over the shards (each shard returns each country's users with
+#                   their values, once); user_dp_mean on one shard's rows (the weak-scaling base),
+#                   one shard's pairs alone (computed, fetched and unpacked), and the release over
+#                   all the pairs stored on the coordinator (its part, visits_pairs)
 # The projections to 3 machines (one shard's part + the coordinator's) are the weak-scaling
 # figures this machine can give: here the shards' scans compete for the same 2 cores.
 # Writes doc/benchmark-shards.md.
@@ -85,7 +85,7 @@ QUERIES=(
     "grouped by country, user_dp_mean, one node|SELECT country, user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits_local GROUP BY country|"
     "grouped by country, user_dp_mean by an analyst over 3 shards|SELECT country, user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits GROUP BY country|analyst"
     "grouped by country, user_dp_mean, one node, one shard's rows|SELECT country, user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits_share GROUP BY country|"
-    "one shard's pairs alone, pushed down and fetched|SELECT count(*) FROM (SELECT uldp_shard.pair_user(user_id, :max_rows), country, uldp_shard.user_mean(amount, 0, 100), user_id FROM visits_p0 GROUP BY 2, 4) p|"
+    "one shard's pairs alone, pushed down, fetched and unpacked|SELECT count(*) FROM (SELECT uldp.pair_users(p) FROM (SELECT country, uldp_shard.user_pairs(user_id, :max_rows, 'mean', amount, true, 0::float8, 100::float8) p FROM visits_p0 GROUP BY 1) g) u|"
     "grouped by country over 3 partitions' pairs stored on the coordinator (its part)|SELECT country, user_dp_mean(value, user_id, 0.5, 0, 100) FROM visits_pairs GROUP BY country|"
 )
 # the statement that runs query i, as its role

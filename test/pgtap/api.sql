@@ -208,7 +208,8 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    'selection_finalfn', 'group_selected',
                                    'set_public_groups',
                                    'user_merge_transfn', 'user_dp_mean', 'user_dp_sum', 'user_dp_count',
-                                   'user_dp_mean_ci', 'user_dp_sum_ci', 'user_dp_count_ci', 'user_dp_range'],
+                                   'user_dp_mean_ci', 'user_dp_sum_ci', 'user_dp_count_ci', 'user_dp_range',
+                                   'pair_users', 'pair_values'],
     'schema uldp has exactly the expected functions');
 -- the releases over shards (0.9): the same final functions as the local releases, over
 -- merged per-user states (bytea), keyed by a NULL of the user id type

@@ -19,7 +19,7 @@ BEGIN
 END
 $$;
 
-SELECT plan(65);
+SELECT plan(70);
 
 -- ---------------------------------------------------------------------------
 -- objects and privileges
@@ -166,32 +166,61 @@ SELECT is(uldp_shard.partition_member(NULL::bigint, 3, 0), NULL, 'partition_memb
 SELECT throws_ok($$SELECT uldp_shard.partition_member(1, 3, 3)$$,
     '22023', 'a hash partition needs 0 <= remainder < modulus', 'partition_member refuses a remainder beyond the modulus');
 
--- what grouped releases read: one value per (user, group), here per user
+-- what grouped releases read: for each group (here one per flag), its users with one value per
+-- slot, read back on the coordinator as one row per user (uldp.pair_users, uldp.pair_values)
+CREATE FUNCTION uldp_tap_shard_pairs(query text) RETURNS TABLE (g boolean, user_id bigint, v1 float8,
+                                                               v2 float8, v3 float8, v4 float8)
+LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN QUERY EXECUTE format('SELECT g, uldp.pair_users(p), uldp.pair_values(p, 1), uldp.pair_values(p, 2),
+                                        uldp.pair_values(p, 3), uldp.pair_values(p, 4) FROM (%s) s(g, p)
+                                 ORDER BY 1, 2', query);
+END
+$$;
 SELECT results_eq(
-    $$SELECT user_id, uldp_shard.user_mean(v, -10, 10), uldp_shard.user_total(v)
-      FROM uldp_tap_shard_rows GROUP BY user_id ORDER BY user_id$$,
-    $$VALUES (1, 3::float8, 6::float8), (2, 0, 0), (3, 10, 1e300), (4, NULL, NULL), (5, -10, -1e300),
-             (NULL, 5, 5)$$,
-    'user_mean: the mean of the clamped rows; user_total: their total (within +-1e300); NULL and NaN skipped');
+    $$SELECT * FROM uldp_tap_shard_pairs($q$SELECT flag, uldp_shard.user_pairs(user_id, NULL,
+        'mean', v, true, -10::float8, 10::float8, 'total', v, true, NULL::float8, NULL::float8,
+        'mean', v, v > 3, -10::float8, 10::float8, 'any', true, v > 3, NULL::float8, NULL::float8)
+        FROM uldp_tap_shard_rows GROUP BY flag$q$)$$,
+    $$VALUES (false, 1::bigint, 4::float8, 4::float8, 4::float8, 1::float8),
+             (false, 5, -10, -1e300, NULL, NULL),
+             (true, 1, 2, 2, NULL, NULL), (true, 2, 0, 0, 10, 1), (true, 3, NULL, NULL, NULL, 1),
+             (true, 4, NULL, NULL, NULL, NULL),
+             (NULL, 3, 10, 1e300, 10, 1)$$,
+    'user_pairs: per group each user, the mean of its clamped rows, their total (within +-1e300), and with a filter (NaN > 3 passes, as in SQL); NULL and NaN values and NULL ids skipped');
 SELECT results_eq(
-    $$SELECT user_id, uldp_shard.user_mean(flag, 0, 1), uldp_shard.user_total(flag),
-             uldp_shard.user_mean(v, -10, 10) FILTER (WHERE v > 3)
-      FROM uldp_tap_shard_rows GROUP BY user_id ORDER BY user_id$$,
-    $$VALUES (1, 0.5::float8, 1::float8, 4::float8), (2, 1, 2, 10), (3, 1, 1, 10), (4, 1, 1, NULL), (5, 0, 0, NULL),
-             (NULL, 1, 1, 5)$$,
-    'booleans count as 1 and 0, and a pair without rows that pass the filter gets NULL');
+    $$SELECT * FROM uldp_tap_shard_pairs($q$SELECT v > 0, uldp_shard.user_pairs(user_id, NULL,
+        'mean', flag, true, 0::float8, 1::float8, 'total', flag, flag, NULL::float8, NULL::float8,
+        'total', flag, NOT flag, NULL::float8, NULL::float8, 'any', NULL::boolean, NULL::boolean, NULL::float8, NULL::float8)
+        FROM uldp_tap_shard_rows WHERE user_id < 3 GROUP BY 1$q$)$$,
+    $$VALUES (false, 2::bigint, 1::float8, 1::float8, NULL::float8, NULL::float8),
+             (true, 1, 0.5, 1, 0, NULL), (true, 2, 1, 1, NULL, NULL)$$,
+    'booleans count as 1 and 0; a user without rows that pass a filter (NULL counts as false) gets NULL');
 SELECT results_eq(
-    $$SELECT uldp_shard.pair_user(user_id, 226) FROM uldp_tap_shard_rows GROUP BY user_id ORDER BY 1$$,
-    $$VALUES (1), (2), (3), (4), (5), (NULL)$$,
-    'pair_user returns the id its pair is grouped by');
-SELECT throws_ok($$SELECT uldp_shard.pair_user(user_id, 225) FROM uldp_tap_shard_rows GROUP BY user_id$$,
-    '54000', NULL, 'pair_user refuses a table that could hold more rows than max_rows');
+    $$SELECT uldp.pair_users(uldp_shard.user_pairs(user_id, 226)) u FROM uldp_tap_shard_rows ORDER BY u$$,
+    $$VALUES (1::bigint), (2), (3), (4), (5)$$,
+    'without slots, user_pairs holds the users alone');
+SELECT is((SELECT count(*) FROM (SELECT uldp.pair_users(uldp_shard.user_pairs(user_id::text, NULL))
+                                 FROM uldp_tap_shard_rows) u), 5::bigint,
+    'text ids are keyed by their hash: 5 users');
+SELECT throws_ok($$SELECT uldp_shard.user_pairs(user_id, 225) FROM uldp_tap_shard_rows$$,
+    '54000', NULL, 'user_pairs refuses a table that could hold more rows than max_rows');
+SELECT throws_ok($$SELECT uldp_shard.user_pairs(user_id, NULL, 'mean', v, true, 1::float8, 0::float8) FROM uldp_tap_shard_rows$$,
+    '22023', 'uldp_shard.user_pairs needs slots of five arguments: kind, value, filter, lower, upper',
+    'user_pairs refuses a mean with bounds in the wrong order');
+SELECT throws_ok($$SELECT uldp_shard.user_pairs(user_id, NULL, 'median', v, true, 0::float8, 1::float8) FROM uldp_tap_shard_rows$$,
+    '22023', NULL, 'and a kind it does not know');
+SELECT throws_ok($$SELECT uldp_shard.user_pairs(user_id, NULL, 'total', v::int, true, 0::float8) FROM uldp_tap_shard_rows$$,
+    '22023', NULL, 'and a slot of four arguments');
+SELECT throws_ok($$SELECT uldp.pair_users('\x00'::bytea)$$, 'XX001', NULL,
+    'pair_users refuses a value that user_pairs did not write');
+SELECT throws_ok($$SELECT uldp.pair_values(uldp_shard.user_pairs(user_id, NULL, 'total', v, true, NULL::float8, NULL::float8), 2)
+                   FROM uldp_tap_shard_rows$$, '22023', 'slot 2 is not among the 1 of the group''s pairs',
+    'pair_values refuses a slot the value does not have');
 SELECT is((SELECT uldp_shard.partition_check(226) FROM uldp_tap_shard_rows WHERE ctid < '(0,0)'), 0::bigint,
     'partition_check: 0 for a table of one page within 226 rows');
 SELECT throws_ok($$SELECT uldp_shard.partition_check(225) FROM uldp_tap_shard_rows WHERE ctid < '(0,0)'$$,
     '54000', NULL, 'partition_check refuses a table that could hold more rows, reading none');
-SELECT throws_ok($$SELECT uldp_shard.user_mean(v, 1, 0) FROM uldp_tap_shard_rows$$,
-    '22023', 'uldp_shard.user_mean needs bounds lower <= upper', 'user_mean refuses bounds in the wrong order');
 
 -- ---------------------------------------------------------------------------
 -- parallel: partial states from workers are combined into the same state
