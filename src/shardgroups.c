@@ -321,59 +321,122 @@ unpack_call(Oid function, Oid result_type, List *args)
 }
 
 /*
- * The pairs' query over "groups", the shards' groups (keys, then the
- * value of user_pairs): one row per user and group, with the user's key
- * and its values.
+ * One branch of the pairs' query, which reads the shards' groups (their
+ * keys, then the value of user_pairs) from the CTE "groups", two levels up:
+ * one row per user and group, with the user's key and its values, or with
+ * "seeds", one row per group without user.
  */
 static Query *
-pairs_query(PairContext *context, Query *groups, List *group_names, Oid relid)
+pairs_branch(PairContext *context, CommonTableExpr *groups, bool seeds)
 {
-	Query	   *pairs = makeNode(Query);
+	Query	   *branch = makeNode(Query);
 	RangeTblRef *ref = makeNode(RangeTblRef);
 	int			nkeys = list_length(context->keys);
 	Var		   *value = makeVar(1, nkeys + 1, BYTEAOID, -1, InvalidOid, 0);
+	Expr	   *user;
 	ListCell   *lc;
+
+	branch->commandType = CMD_SELECT;
+	branch->querySource = QSRC_ORIGINAL;
+	branch->canSetTag = true;
+	branch->rtable = list_make1(uldp_make_cte_entry(groups, 2, "groups"));
+	ref->rtindex = 1;
+	branch->jointree = makeFromExpr(list_make1(ref), NULL);
+	user = seeds ? (Expr *) makeNullConst(INT8OID, -1, InvalidOid) :
+		unpack_call(context->pair_users, INT8OID, list_make1(copyObject(value)));
+	branch->targetList = list_make1(makeTargetEntry(user, USER_COLUMN, "user_id", false));
+	foreach(lc, context->keys)
+	{
+		Node	   *key = lfirst(lc);
+		int			i = foreach_current_index(lc);
+
+		branch->targetList = lappend(branch->targetList,
+									 makeTargetEntry((Expr *) makeVar(1, i + 1, exprType(key), exprTypmod(key),
+																	  exprCollation(key), 0),
+													 KEY_COLUMN(context, i), psprintf("key_%d", i + 1), false));
+	}
+	for (int slot = 1; slot <= list_length(context->slots); slot++)
+	{
+		Expr	   *column = seeds ? (Expr *) makeNullConst(FLOAT8OID, -1, InvalidOid) :
+			unpack_call(context->pair_values, FLOAT8OID,
+						list_make2(copyObject(value),
+								   makeConst(INT4OID, -1, InvalidOid, sizeof(int32), Int32GetDatum(slot),
+											 false, true)));
+
+		branch->targetList = lappend(branch->targetList,
+									 makeTargetEntry(column, SLOT_COLUMN(context, slot),
+													 psprintf("value_%d", slot), false));
+	}
+	branch->hasTargetSRFs = !seeds;
+	return branch;
+}
+
+/*
+ * The pairs' query over the CTE of the shards' groups: a row without user
+ * for each group, then one row per user and group.  PostgreSQL's hashed
+ * GROUP BY, which the release runs over the pairs, spills only when it
+ * meets a new group with its memory full: the pairs of one group come
+ * together, so without the first rows the groups met last would be
+ * spilled, batch after batch, as the first ones' users fill its memory
+ * (at 1M users per shard, 25 batches and 100 MB of temporary files).  A row without
+ * user counts for nothing, as on one node (grouping.c, the releases).
+ */
+static Query *
+pairs_query(PairContext *context, CommonTableExpr *groups, Oid relid)
+{
+	Query	   *pairs = makeNode(Query);
+	SetOperationStmt *union_all = makeNode(SetOperationStmt);
+	RangeTblRef *seeds = makeNode(RangeTblRef);
+	RangeTblRef *users = makeNode(RangeTblRef);
+	Query	   *branch = NULL;
+	ListCell   *lc;
+	ListCell   *entry;
 
 	pairs->commandType = CMD_SELECT;
 	pairs->querySource = QSRC_ORIGINAL;
 	pairs->canSetTag = true;
-	pairs->rtable = list_make1(uldp_shard_subquery_entry(groups, "groups", group_names));
-	linitial_node(RangeTblEntry, pairs->rtable)->inFromCl = true;
-	ref->rtindex = 1;
-	pairs->jointree = makeFromExpr(list_make1(ref), NULL);
-	pairs->targetList = list_make1(makeTargetEntry(unpack_call(context->pair_users, INT8OID,
-															   list_make1(copyObject(value))),
-												   USER_COLUMN, "user_id", false));
-	foreach(lc, context->keys)
+	for (int i = 0; i < 2; i++)
 	{
-		Expr	   *key = lfirst(lc);
-		int			i = foreach_current_index(lc);
-		TargetEntry *column = makeTargetEntry((Expr *) makeVar(1, i + 1, exprType((Node *) key),
-															   exprTypmod((Node *) key),
-															   exprCollation((Node *) key), 0),
-											  KEY_COLUMN(context, i), psprintf("key_%d", i + 1), false);
+		branch = pairs_branch(context, groups, i == 0);
+		pairs->rtable = lappend(pairs->rtable,
+								uldp_shard_subquery_entry(branch, i == 0 ? "seeds" : "users", NIL));
+	}
+	foreach(lc, branch->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+		TargetEntry *column = makeTargetEntry((Expr *) makeVarFromTargetEntry(1, tle), tle->resno,
+											  pstrdup(tle->resname), false);
+		Expr	   *key = tle->resno >= KEY_COLUMN(context, 0) && tle->resno < SLOT_COLUMN(context, 1) ?
+			list_nth(context->keys, tle->resno - KEY_COLUMN(context, 0)) : NULL;
+
+		foreach(entry, pairs->rtable)
+			lfirst_node(RangeTblEntry, entry)->eref->colnames =
+				lappend(lfirst_node(RangeTblEntry, entry)->eref->colnames, makeString(pstrdup(tle->resname)));
+		union_all->colTypes = lappend_oid(union_all->colTypes, exprType((Node *) tle->expr));
+		union_all->colTypmods = lappend_int(union_all->colTypmods, exprTypmod((Node *) tle->expr));
+		union_all->colCollations = lappend_oid(union_all->colCollations, exprCollation((Node *) tle->expr));
 
 		/*
 		 * A key that is a column of the table keeps its origin, so that keys
 		 * declared public for it (uldp.set_public_groups) are those grouping.c
 		 * reads for the pairs' column
 		 */
-		if (IsA(key, Var) && ((Var *) key)->varno == context->varno && ((Var *) key)->varlevelsup == 0)
+		if (key != NULL && IsA(key, Var) && ((Var *) key)->varno == context->varno &&
+			((Var *) key)->varlevelsup == 0)
 		{
 			column->resorigtbl = relid;
 			column->resorigcol = ((Var *) key)->varattno;
 		}
 		pairs->targetList = lappend(pairs->targetList, column);
 	}
-	for (int slot = 1; slot <= list_length(context->slots); slot++)
-		pairs->targetList =
-			lappend(pairs->targetList,
-					makeTargetEntry(unpack_call(context->pair_values, FLOAT8OID,
-												list_make2(copyObject(value),
-														   makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
-																	 Int32GetDatum(slot), false, true))),
-									SLOT_COLUMN(context, slot), psprintf("value_%d", slot), false));
-	pairs->hasTargetSRFs = true;
+	seeds->rtindex = 1;
+	users->rtindex = 2;
+	union_all->op = SETOP_UNION;
+	union_all->all = true;
+	union_all->larg = (Node *) seeds;
+	union_all->rarg = (Node *) users;
+	pairs->setOperations = (Node *) union_all;
+	pairs->jointree = makeFromExpr(NIL, NULL);
 	return pairs;
 }
 
@@ -457,7 +520,7 @@ uldp_shard_rewrite_grouped(Query *query, Index varno, List *checks, int max_rows
 	}
 	foreach(lc, columns.names)
 		names = lappend(names, makeString(lfirst(lc)));
-	pairs = pairs_query(&context, groups, names, rte->relid);
+	pairs = pairs_query(&context, uldp_shard_cte(query, groups, "uldp_shard_groups", names), rte->relid);
 
 	query->targetList = (List *) pairs_mutator((Node *) query->targetList, &context);
 	query->havingQual = pairs_mutator(query->havingQual, &context);

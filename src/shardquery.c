@@ -585,15 +585,15 @@ cte_named(Query *query, const char *name)
 }
 
 /*
- * An entry of query that reads "subquery" as a materialized CTE of query,
- * named "ctename" (followed by a number if one of query's CTEs has that
- * name), for a grouped release, which reads its rows twice (grouping.c
- * registers every user's groups, then aggregates): the shards compute and
- * send them once, and the coordinator keeps them for the second reading.
+ * "subquery" as a materialized CTE of query, named "ctename" (followed by a
+ * number if one of query's CTEs has that name), for a grouped release,
+ * which reads its rows twice (grouping.c registers every user's groups,
+ * then aggregates): the shards compute and send them once, and the
+ * coordinator keeps them for the second reading.  A later CTE of query may
+ * read it too.
  */
-RangeTblEntry *
-uldp_shard_cte_entry(Query *query, Query *subquery, const char *ctename, const char *alias,
-					 List *colnames)
+CommonTableExpr *
+uldp_shard_cte(Query *query, Query *subquery, const char *ctename, List *colnames)
 {
 	CommonTableExpr *cte = makeNode(CommonTableExpr);
 	ListCell   *lc;
@@ -614,7 +614,15 @@ uldp_shard_cte_entry(Query *query, Query *subquery, const char *ctename, const c
 		cte->ctecolcollations = lappend_oid(cte->ctecolcollations, exprCollation(column));
 	}
 	query->cteList = lappend(query->cteList, cte);
-	return uldp_make_cte_entry(cte, 0, alias);
+	return cte;
+}
+
+/* An entry of query that reads "subquery" as such a CTE of query. */
+RangeTblEntry *
+uldp_shard_cte_entry(Query *query, Query *subquery, const char *ctename, const char *alias,
+					 List *colnames)
+{
+	return uldp_make_cte_entry(uldp_shard_cte(query, subquery, ctename, colnames), 0, alias);
 }
 
 static List *

@@ -53,6 +53,8 @@ extern const char *uldp_shard_remote_estimate_reason(Oid relid);
 extern Query *uldp_shard_union(Relation parent, const UldpShardColumns *columns, Node *quals,
 							   bool sublinks, Oid owner);
 extern RangeTblEntry *uldp_shard_subquery_entry(Query *subquery, const char *name, List *colnames);
+extern CommonTableExpr *uldp_shard_cte(Query *query, Query *subquery, const char *ctename,
+									   List *colnames);
 extern RangeTblEntry *uldp_shard_cte_entry(Query *query, Query *subquery, const char *ctename,
 										   const char *alias, List *colnames);
 extern Node *uldp_shard_size_check(Relation parent, int max_rows);
