@@ -57,6 +57,9 @@
 /* a group's tables start this small: most groups may have few users */
 #define INITIAL_USERS 8
 
+/* odd, so that multiples of it visit every bucket of a power-of-two table */
+#define SCATTER_STRIDE UINT64CONST(0x9E3779B97F4A7C15)
+
 typedef enum PairKind
 {
 	PAIR_MEAN,
@@ -221,8 +224,7 @@ uldp_shard_pairs_finalfn(PG_FUNCTION_ARGS)
 {
 	PairsState *state = PG_ARGISNULL(0) ? NULL : (PairsState *) PG_GETARG_POINTER(0);
 	UldpPairsHeader header = {ULDP_PAIRS_MAGIC, ULDP_PAIRS_VERSION, 0, 0};
-	users_iterator iterator;
-	UldpUser   *user;
+	users_hash *table;
 	bytea	   *result;
 	char	   *keys;
 	int64		nusers;
@@ -244,10 +246,22 @@ uldp_shard_pairs_finalfn(PG_FUNCTION_ARGS)
 	memcpy(VARDATA(result), &header, sizeof(header));
 	keys = VARDATA(result) + sizeof(header);
 
-	/* the users in table 0's order; each slot's value looked up in its table */
-	users_start_iterate(state->tables[0].users, &iterator);
-	for (int64 i = 0; (user = users_iterate(state->tables[0].users, &iterator)) != NULL; i++)
+	/*
+	 * The users in a scattered order of table 0's buckets, each slot's value
+	 * looked up in its table.  In the buckets' own order the users would
+	 * come sorted by their hash, which the coordinator's tables share: each
+	 * user inserted there would land behind the ones before it, in one long
+	 * run (a probe sequence growing with every user).  Visiting bucket
+	 * (i * an odd constant) mod the size visits every bucket once, with
+	 * successive ones far apart.
+	 */
+	table = state->tables[0].users;
+	for (uint64 b = 0, i = 0; b < table->size; b++)
 	{
+		UldpUser   *user = &table->data[(b * SCATTER_STRIDE) & table->sizemask];
+
+		if (user->status != users_SH_IN_USE)
+			continue;
 		memcpy(keys + i * sizeof(uint64), &user->id, sizeof(uint64));
 		for (int s = 0; s < state->nslots; s++)
 		{
@@ -259,6 +273,7 @@ uldp_shard_pairs_finalfn(PG_FUNCTION_ARGS)
 					state->slots[s].kind == PAIR_TOTAL ? entry->sum : 1;
 			memcpy(keys + ((s + 1) * nusers + i) * sizeof(double), &out, sizeof(double));
 		}
+		i++;
 	}
 	PG_RETURN_BYTEA_P(result);
 }
