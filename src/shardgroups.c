@@ -14,13 +14,18 @@
  *
  * becomes
  *
- *	WITH uldp_shard_pairs AS MATERIALIZED (
- *		SELECT uldp.pair_users(g.pairs) AS user_id, g.key_1,
- *			   uldp.pair_values(g.pairs, 1) AS value_1, uldp.pair_values(g.pairs, 2) AS value_2
- *		FROM (SELECT k, uldp_shard.user_pairs(u, max_rows, 'mean', v, true, lo, hi,
- *											  'any', true, f, NULL, NULL)
- *			  FROM ONLY t_1 WHERE w GROUP BY k
- *			  UNION ALL ... one branch per leaf partition ...) g)
+ *	WITH uldp_shard_groups AS MATERIALIZED (
+ *		SELECT k AS key_1, uldp_shard.user_pairs(u, max_rows, 'mean', v, true, lo, hi,
+ *												 'any', true, f, NULL, NULL) AS pairs
+ *		FROM ONLY t_1 WHERE w GROUP BY k
+ *		UNION ALL ... one branch per leaf partition ...),
+ *	uldp_shard_pairs AS MATERIALIZED (
+ *		SELECT NULL::bigint AS user_id, g.key_1, NULL::float8 AS value_1, NULL::float8 AS value_2
+ *		FROM uldp_shard_groups g
+ *		UNION ALL
+ *		SELECT uldp.pair_users(g.pairs), g.key_1,
+ *			   uldp.pair_values(g.pairs, 1), uldp.pair_values(g.pairs, 2)
+ *		FROM uldp_shard_groups g)
  *	SELECT s.key_1, user_dp_mean(s.value_1, s.user_id, eps, lo, hi),
  *		   user_dp_count(s.user_id, eps2) FILTER (WHERE s.value_2 IS NOT NULL)
  *	FROM uldp_shard_pairs s
@@ -33,7 +38,8 @@
  * Each shard groups its rows by the keys alone, and each group's state is
  * a table of its users with their values, one slot per release
  * (shard/shardpairs.c), which it sends as one value; the coordinator reads
- * it back as one row per user (pairunpack.c).  The coordinator's grouped
+ * it back as one row per user (pairunpack.c), after one row without user
+ * per group (see pairs_query).  The coordinator's grouped
  * release (grouping.c) runs over these pairs as over rows, which it reads
  * twice (to register every user's groups, then to aggregate) from the
  * CTE, so that the shards compute and send them once: each pair is one
