@@ -92,6 +92,9 @@ typedef struct RowBound
 	double		rows;
 	const char *table;			/* the last protected table seen, or NULL */
 	double		partition_rows; /* uldp_shard_checked_rows, or 0 if not read yet */
+	List	   *cte_plans;		/* the plans of the CTEs met */
+	List	   *ctes_read;		/* those counted, through a scan that reads them */
+	PlanState  *entering;		/* the CTE plan being entered from its scan */
 } RowBound;
 
 /* An Agg node that computes uldp aggregates. */
@@ -268,6 +271,21 @@ static bool
 row_bound_walker(PlanState *planstate, RowBound *bound)
 {
 	Plan	   *plan = planstate->plan;
+	ListCell   *lc;
+
+	/*
+	 * A CTE's plan is an init plan of the query that has it: its rows are
+	 * counted where a scan reads them (below), not there
+	 */
+	if (list_member_ptr(bound->cte_plans, planstate))
+	{
+		if (planstate != bound->entering)
+			return false;
+		bound->entering = NULL;
+	}
+	foreach(lc, planstate->initPlan)
+		if (lfirst_node(SubPlanState, lc)->subplan->subLinkType == CTE_SUBLINK)
+			bound->cte_plans = lappend(bound->cte_plans, lfirst_node(SubPlanState, lc)->planstate);
 
 	if (uldp_plan_is_scan(plan))
 	{
@@ -309,13 +327,26 @@ row_bound_walker(PlanState *planstate, RowBound *bound)
 		}
 		/*
 		 * The rows of a CTE that it reads (the pairs of a grouped release
-		 * over shards, shardgroups.c); a registration's CTE returns one row,
-		 * its snapshot, after reading the rows that the release reads again
+		 * over shards, shardgroups.c), once: the pairs read the shards'
+		 * groups twice, the second time for one row per group without user,
+		 * which takes no memory, and no other CTE reaches a release (the
+		 * gate refuses them in releases).  A registration's CTE returns one
+		 * row, its snapshot, after reading the rows that the release reads
+		 * again.
 		 */
 		if (IsA(planstate, CteScanState) &&
 			!uldp_grouping_reads_registration((CteScan *) plan, planstate->state) &&
-			row_bound_walker(((CteScanState *) planstate)->cteplanstate, bound))
-			return true;
+			!list_member_ptr(bound->ctes_read, ((CteScanState *) planstate)->cteplanstate))
+		{
+			PlanState  *cte = ((CteScanState *) planstate)->cteplanstate;
+
+			bound->ctes_read = lappend(bound->ctes_read, cte);
+			if (!list_member_ptr(bound->cte_plans, cte))
+				bound->cte_plans = lappend(bound->cte_plans, cte);
+			bound->entering = cte;
+			if (row_bound_walker(cte, bound))
+				return true;
+		}
 	}
 	return planstate_tree_walker(planstate, row_bound_walker, (void *) bound);
 }

@@ -315,6 +315,15 @@ ok_if "c. the analyst's grouped release over the shards runs (HAVING, ORDER BY, 
         GROUP BY country HAVING user_dp_count(user_id, 0.5) > 50 ORDER BY users DESC LIMIT 3")"
 is "$(ledger)" "$(cq -c "SELECT ($(cut -d' ' -f1 <<<"$L0") + 1) || ' ' || ($(cut -d' ' -f2 <<<"$L0") + 1.75)")" \
     "c. charged once, as on one node: two counts, a mean and the choice of groups (1.75)"
+# the release's memory is bounded by the pairs the 3 partitions may hold, counted once (the pairs
+# read the shards' groups twice, the second time for one row without user per group); with
+# uldp.max_partition_rows = 50M it is refused before reading, and the detail gives the bound
+MEMORY_BOUND="SET uldp.max_partition_rows = 50000000;
+              SELECT country, user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits GROUP BY 1"
+OUT="$(cpsql -qAt -U "$A" -v VERBOSITY=verbose -c "$MEMORY_BOUND" 2>&1)"
+is "$(sed -n 's/^DETAIL: *Its tables can hold up to \([0-9]*\) rows.*/\1/p' <<<"$OUT" | head -1)" 150000000 \
+    "c. a grouped release's memory bound over the shards: 3 x uldp.max_partition_rows pairs, before reading" ||
+    diag "$OUT"
 for w in "amount > 10" "amount > 1e9"; do
     is "$(sqlstate_on 0 "$A" "SET uldp.max_partition_rows = 1000; SELECT country, user_dp_count(user_id, 0.5) FROM visits WHERE $w GROUP BY 1")" 54000 \
         "c. grouped, with uldp.max_partition_rows = 1000, the shards refuse (WHERE $w)"
