@@ -25,6 +25,8 @@
 #   g. EXPLAIN and EXPLAIN ANALYZE of a grouped release: refused (42501), nothing charged.
 #   h. the grouped rewrite's functions called by hand on the protected table (group_registry,
 #      group_key, group_member with a forged registry): refused (42501), nothing charged.
+#   i. the memory bound of a grouped release, checked before reading, counts the rows its table
+#      can hold once, as an ungrouped release does (not again for its registration).
 #
 # False failures (checks that can fail although uldp is right), derived:
 #   b. A group held by one user appears with probability P(1 + Z >= T), Z discrete Laplace with
@@ -237,5 +239,19 @@ for q in 'EXPLAIN SELECT user_id % 30, user_dp_count(user_id, 1.0) FROM people G
     ok_if "g. no plan shown: $q" no_plan_shown || show_out
     check_not_charged "g. $q"
 done
+
+# ---------------------------------------------------------------------------------------------
+# i. the memory a grouped release may need, bounded before reading: the rows its table can hold,
+#    counted once (its registration reads them too, in a CTE of its own), as an ungrouped release
+#    counts them; refused (54000) under a limit set for the analyst by the superuser
+sql -c "ALTER ROLE $A SET uldp.max_state_memory = '64kB'" >/dev/null || exit 1
+bound_rows() { sed -n 's/^DETAIL: *Its tables can hold up to \([0-9]*\) rows.*/\1/p' <<<"$OUT" | head -1; }
+run_as "$A" <<<"SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM people;"
+ok_if "i. an ungrouped release over the table is refused under 64 kB (54000)" refused_with 54000 || show_out
+UNGROUPED_ROWS="$(bound_rows)"
+run_as "$A" <<<"SELECT user_id % 30, user_dp_mean(amount, user_id, 1.0, 0, 100) FROM people GROUP BY 1;"
+ok_if "i. so is a grouped one" refused_with 54000 || show_out
+is "$(bound_rows)" "$UNGROUPED_ROWS" "i. both bound their memory by the same rows, those the table can hold" || show_out
+sql -c "ALTER ROLE $A RESET uldp.max_state_memory" >/dev/null || exit 1
 
 attack_done
