@@ -41,7 +41,7 @@
 #      a partition with use_remote_estimate (planning would ask its shard before the charge) too;
 #      the owner's release that cannot be rewritten ships rows, with a NOTICE; a release over
 #      partitions whose coordinator statistics say they are empty is pushed down all the same;
-#   d. with a user mapping for the analyst: still no state (gate; permission); releases run as
+#   d. with a user mapping for the analyst: still no state, nor a group's pairs (gate; permission); releases run as
 #      before, charged once;
 #   e. a release run on a shard directly fails: shards have no uldp.
 # Deterministic: no check depends on noise.
@@ -384,6 +384,13 @@ is "$(sqlstate_on 0 "$A" 'SELECT uldp_shard.user_rows(amount, user_id, 0, 50, NU
     "d. with a user mapping, user_rows over the protected table is still refused"
 is "$(sqlstate_on 0 "$A" 'SELECT uldp_shard.user_rows(amount, user_id, 0, 50, NULL) FROM visits_p0')" 42501 \
     "d. and through a foreign partition (no SELECT on it)"
+# a grouped release's per-group users with their exact values, read back by the functions anyone
+# may call (uldp.pair_users, uldp.pair_values)
+for t in visits visits_p0; do
+    is "$(sqlstate_on 0 "$A" "SELECT country, uldp.pair_users(p), uldp.pair_values(p, 1) FROM (SELECT country,
+            uldp_shard.user_pairs(user_id, NULL, 'total', amount, true, NULL::float8, NULL::float8) p FROM $t GROUP BY 1) g")" 42501 \
+        "d. and so is user_pairs over $t, unpacked"
+done
 is "$(sqlstate_on 0 "$A" 'SELECT count(*) FROM visits_p1')" 42501 \
     "d. and so is reading a foreign partition"
 L1="$(ledger)"
