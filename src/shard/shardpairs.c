@@ -104,9 +104,9 @@ refuse_slots(const char *detail)
 			 errhint("A kind is 'mean' (with bounds lower <= upper), 'total' or 'any'; a value is float8 or boolean.")));
 }
 
-/* The slots of the call, from the group's first row. */
+/* The slots of the call, from the group's first row, kept in "context". */
 static void
-read_slots(FunctionCallInfo fcinfo, PairsState *state)
+read_slots(FunctionCallInfo fcinfo, PairsState *state, MemoryContext context)
 {
 	int			nargs = PG_NARGS() - FIRST_SLOT_ARG;
 
@@ -114,7 +114,7 @@ read_slots(FunctionCallInfo fcinfo, PairsState *state)
 		refuse_slots(psprintf("It has %d arguments after max_rows, for at most %d slots.",
 							  nargs, ULDP_PAIRS_MAX_SLOTS));
 	state->nslots = nargs / SLOT_ARGS;
-	state->slots = palloc0(Max(state->nslots, 1) * sizeof(PairSlot));
+	state->slots = MemoryContextAllocZero(context, Max(state->nslots, 1) * sizeof(PairSlot));
 	for (int s = 0; s < state->nslots; s++)
 	{
 		int			arg = FIRST_SLOT_ARG + s * SLOT_ARGS;
@@ -158,7 +158,6 @@ static PairsState *
 pairs_create(FunctionCallInfo fcinfo)
 {
 	MemoryContext aggcontext = uldp_shard_aggregate_context(fcinfo, "uldp_shard.user_pairs");
-	MemoryContext oldcontext;
 	PairsState *state;
 
 	/* once per scan: the bound is the same for every group */
@@ -170,10 +169,8 @@ pairs_create(FunctionCallInfo fcinfo)
 	state = MemoryContextAllocZero(aggcontext, sizeof(PairsState));
 	get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, USER_ARG), &state->key_typlen,
 					&state->key_byval);
-	oldcontext = MemoryContextSwitchTo(aggcontext);
-	read_slots(fcinfo, state);
-	state->tables = palloc(Max(state->nslots, 1) * sizeof(UldpUserTable));
-	MemoryContextSwitchTo(oldcontext);
+	read_slots(fcinfo, state, aggcontext);
+	state->tables = MemoryContextAlloc(aggcontext, Max(state->nslots, 1) * sizeof(UldpUserTable));
 	for (int s = 0; s < Max(state->nslots, 1); s++)
 		uldp_user_table_init(&state->tables[s], aggcontext, INITIAL_USERS, NULL, NULL);
 	return state;
