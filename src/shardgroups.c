@@ -383,9 +383,10 @@ pairs_branch(PairContext *context, CommonTableExpr *groups, bool seeds)
  * GROUP BY, which the release runs over the pairs, spills only when it
  * meets a new group with its memory full: the pairs of one group come
  * together, so without the first rows the groups met last would be
- * spilled, batch after batch, as the first ones' users fill its memory
- * (at 1M users per shard, 25 batches and 100 MB of temporary files).  A row without
- * user counts for nothing, as on one node (grouping.c, the releases).
+ * spilled, batch after batch, as the first ones' users fill its memory (at
+ * 1M users per shard, 25 batches and 100 MB of temporary files).  A row
+ * without user counts for nothing, as on one node (grouping.c, the
+ * releases).
  */
 static Query *
 pairs_query(PairContext *context, CommonTableExpr *groups, Oid relid)
