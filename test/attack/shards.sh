@@ -34,7 +34,8 @@
 #      partitions' rows, read as the owner, with a NOTICE, and releases
 #      what one node releases (seeded), charged once; the shards check their sizes before sending
 #      any row, and a server that cannot run that check refuses; grouped releases run over the shards' per-(user, group)
-#      values, as on one node (with negligible noise, the same values) and charged the same, and
+#      values, as on one node (with negligible noise, the same values, also over text user ids
+#      with users in several groups) and charged the same, and
 #      their partitions' sizes are checked whether or not rows match, their shards work at once,
 #      and keys declared public stay public over the pairs; a partition larger than
 #      uldp.max_partition_rows by its size is refused by its shard whether or not rows match, and
@@ -295,6 +296,40 @@ is "$(cq -c "SELECT count(*) || ' ' || max(abs(a.n - b.n)) || ' ' || (max(abs(a.
              FROM ($(printf "$GROUPED" visits)) a JOIN ($(printf "$GROUPED" visits_local)) b USING (country)")" \
    "50 0 true true 0 true" \
    "c. grouped count, mean, sum, FILTER and a mean of booleans by country agree with one node's (50 groups)"
+# The same over text user ids, each user with rows in several of 7 countries, all kept
+# (uldp.max_groups_per_user = 7): the shards key a user by the hash of its id, as one node does.
+# Epsilon 1e4 over k = 7 groups: each count's discrete noise is 0 but with probability below
+# 1e-40, a mean's Laplace noise is below 1e-4 and a sum's (scale 1000 k / 1e4 = 0.7) exceeds 25
+# with probability exp(-25 / 0.7) < 3e-16: the tolerances below (0.01, 50) fail with probability
+# below 1e-14 over the 7 groups and both sides, and a user lost or counted twice moves a count.
+for i in 0 1 2; do
+    spsql "$i" -q -U uldp_owner -c "CREATE TABLE public.tv (user_id text, amount float8, country text)" || exit 1
+done
+cpsql -q -c "CREATE TABLE tv (user_id text, amount float8, country text) PARTITION BY HASH (user_id)" \
+    -c "CREATE TABLE tv_local (LIKE tv)" || exit 1
+for i in 0 1 2; do
+    cpsql -q -c "CREATE FOREIGN TABLE tv_p$i PARTITION OF tv FOR VALUES WITH (MODULUS 3, REMAINDER $i)
+                     SERVER shard_$i OPTIONS (schema_name 'public', table_name 'tv')" \
+        -c "ALTER FOREIGN TABLE tv_p$i OWNER TO uldp_owner" || exit 1
+done
+TV_ROWS="SELECT 'user-' || ((hashint4(g) & 2147483647) % 3000), ((hashint4(g + 1) & 2147483647) % 10000) / 100.0,
+                'C' || ((hashint4(g + 3) & 2147483647) % 7) FROM generate_series(1, 30000) g"
+cpsql -q -c "ALTER TABLE tv OWNER TO uldp_owner" -c "ALTER TABLE tv_local OWNER TO uldp_owner" \
+    -c "INSERT INTO tv $TV_ROWS" -c "INSERT INTO tv_local $TV_ROWS" -c "ANALYZE tv_local" \
+    -c "SELECT uldp.protect_table('tv', 'user_id')" -c "SELECT uldp.protect_table('tv_local', 'user_id')" >/dev/null || exit 1
+for i in 0 1 2; do spsql "$i" -q -c 'ANALYZE tv' || exit 1; done
+TEXT_IDS="SELECT country, user_dp_count(user_id, 1e4) n, user_dp_mean(amount, user_id, 1e4, 0, 100) m,
+                 user_dp_sum(amount, user_id, 1e4, 0, 1000) s FROM %s GROUP BY 1"
+# shellcheck disable=SC2059 # the tables' names go into the query
+is "$(cq -c "SET uldp.max_partition_rows = 30000" -c "SET uldp.max_groups_per_user = 7" \
+         -c "SELECT count(*) || ' ' || max(abs(a.n - b.n)) || ' ' || (max(abs(a.m - b.m)) < 0.01) || ' ' ||
+                    (max(abs(a.s - b.s)) < 50)
+             FROM ($(printf "$TEXT_IDS" tv)) a JOIN ($(printf "$TEXT_IDS" tv_local)) b USING (country)")" \
+   "7 0 true true" \
+   "c. over text user ids, each user in several countries, all kept: the same counts, means and sums as one node's"
+ok_if "c. and computed by the shards (user_pairs over text ids, pushed down)" \
+    grep -q "Remote SQL: SELECT country, uldp_shard.user_pairs(user_id, 30000::bigint" \
+    <<<"$(cq -c "SET uldp.max_partition_rows = 30000" -c "EXPLAIN (VERBOSE, COSTS OFF) $(printf "$TEXT_IDS" tv)")"
 PLAN="$(cq -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT country, user_dp_mean(amount, user_id, 0.5, 0, 100) FROM visits GROUP BY country")"
 is "$(grep -c "Remote SQL: SELECT country, uldp_shard.user_pairs(user_id, 3000000::bigint, 'mean'::text, amount, true, 0::double precision, 100::double precision) FROM public.visits GROUP BY 1\$" <<<"$PLAN")" 3 \
     "c. each shard groups its rows by country and returns each country's users with their values, once" || diag "$PLAN"
