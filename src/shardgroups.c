@@ -122,7 +122,7 @@ typedef struct PairContext
 
 /* The pairs' columns: the user, the keys, then one value per slot. */
 #define USER_COLUMN 1
-#define KEY_COLUMN(context, i) (2 + (i))
+#define KEY_COLUMN(i) (2 + (i))
 #define SLOT_COLUMN(context, slot) (1 + list_length((context)->keys) + (slot))
 
 static Const *
@@ -258,7 +258,7 @@ pairs_mutator(Node *node, PairContext *context)
 		return NULL;
 	foreach(lc, context->keys)
 		if (equal(node, lfirst(lc)))
-			return (Node *) pairs_var(context, KEY_COLUMN(context, foreach_current_index(lc)),
+			return (Node *) pairs_var(context, KEY_COLUMN(foreach_current_index(lc)),
 									  exprType(lfirst(lc)), exprCollation(lfirst(lc)),
 									  exprTypmod(lfirst(lc)));
 	if (IsA(node, Aggref))
@@ -359,7 +359,7 @@ pairs_branch(PairContext *context, CommonTableExpr *groups, bool seeds)
 		branch->targetList = lappend(branch->targetList,
 									 makeTargetEntry((Expr *) makeVar(1, i + 1, exprType(key), exprTypmod(key),
 																	  exprCollation(key), 0),
-													 KEY_COLUMN(context, i), psprintf("key_%d", i + 1), false));
+													 KEY_COLUMN(i), psprintf("key_%d", i + 1), false));
 	}
 	for (int slot = 1; slot <= list_length(context->slots); slot++)
 	{
@@ -391,59 +391,27 @@ pairs_branch(PairContext *context, CommonTableExpr *groups, bool seeds)
 static Query *
 pairs_query(PairContext *context, CommonTableExpr *groups, Oid relid)
 {
-	Query	   *pairs = makeNode(Query);
-	SetOperationStmt *union_all = makeNode(SetOperationStmt);
-	RangeTblRef *seeds = makeNode(RangeTblRef);
-	RangeTblRef *users = makeNode(RangeTblRef);
-	Query	   *branch = NULL;
+	Query	   *pairs = uldp_shard_union_all(list_make2(pairs_branch(context, groups, true),
+														pairs_branch(context, groups, false)),
+											 list_make2("seeds", "users"));
 	ListCell   *lc;
-	ListCell   *entry;
 
-	pairs->commandType = CMD_SELECT;
-	pairs->querySource = QSRC_ORIGINAL;
-	pairs->canSetTag = true;
-	for (int i = 0; i < 2; i++)
+	/*
+	 * A key that is a column of the table keeps its origin, so that keys
+	 * declared public for it (uldp.set_public_groups) are those grouping.c
+	 * reads for the pairs' column
+	 */
+	foreach(lc, context->keys)
 	{
-		branch = pairs_branch(context, groups, i == 0);
-		pairs->rtable = lappend(pairs->rtable,
-								uldp_shard_subquery_entry(branch, i == 0 ? "seeds" : "users", NIL));
-	}
-	foreach(lc, branch->targetList)
-	{
-		TargetEntry *tle = lfirst(lc);
-		TargetEntry *column = makeTargetEntry((Expr *) makeVarFromTargetEntry(1, tle), tle->resno,
-											  pstrdup(tle->resname), false);
-		Expr	   *key = tle->resno >= KEY_COLUMN(context, 0) && tle->resno < SLOT_COLUMN(context, 1) ?
-			list_nth(context->keys, tle->resno - KEY_COLUMN(context, 0)) : NULL;
+		Var		   *key = lfirst(lc);
+		TargetEntry *column = list_nth(pairs->targetList, KEY_COLUMN(foreach_current_index(lc)) - 1);
 
-		foreach(entry, pairs->rtable)
-			lfirst_node(RangeTblEntry, entry)->eref->colnames =
-				lappend(lfirst_node(RangeTblEntry, entry)->eref->colnames, makeString(pstrdup(tle->resname)));
-		union_all->colTypes = lappend_oid(union_all->colTypes, exprType((Node *) tle->expr));
-		union_all->colTypmods = lappend_int(union_all->colTypmods, exprTypmod((Node *) tle->expr));
-		union_all->colCollations = lappend_oid(union_all->colCollations, exprCollation((Node *) tle->expr));
-
-		/*
-		 * A key that is a column of the table keeps its origin, so that keys
-		 * declared public for it (uldp.set_public_groups) are those grouping.c
-		 * reads for the pairs' column
-		 */
-		if (key != NULL && IsA(key, Var) && ((Var *) key)->varno == context->varno &&
-			((Var *) key)->varlevelsup == 0)
+		if (IsA(key, Var) && key->varno == context->varno && key->varlevelsup == 0)
 		{
 			column->resorigtbl = relid;
-			column->resorigcol = ((Var *) key)->varattno;
+			column->resorigcol = key->varattno;
 		}
-		pairs->targetList = lappend(pairs->targetList, column);
 	}
-	seeds->rtindex = 1;
-	users->rtindex = 2;
-	union_all->op = SETOP_UNION;
-	union_all->all = true;
-	union_all->larg = (Node *) seeds;
-	union_all->rarg = (Node *) users;
-	pairs->setOperations = (Node *) union_all;
-	pairs->jointree = makeFromExpr(NIL, NULL);
 	return pairs;
 }
 

@@ -707,37 +707,34 @@ branch_query(Relation parent, Oid leaf, const UldpShardColumns *columns, Node *q
 }
 
 /*
- * The UNION ALL of one branch per foreign leaf partition of "parent" (or
- * the only one), as a subquery.  Its OFFSET 0 keeps the planner from
- * pulling it up into the query above: the clauses without columns there
- * (the gate's checks, the size check, the registration of groups) then
- * gate the whole Append once, instead of each branch, whose foreign scans
- * can then run on their shards at once (asynchronously).
+ * The UNION ALL of "branches", queries with the same columns, read through
+ * entries named "entry_names": its columns are the first branch's, by
+ * name.
  */
 Query *
-uldp_shard_union(Relation parent, const UldpShardColumns *columns, Node *quals, bool sublinks,
-				 Oid owner)
+uldp_shard_union_all(List *branches, List *entry_names)
 {
-	List	   *branches = NIL;
-	Query	   *query;
+	Query	   *query = makeNode(Query);
+	Query	   *first = linitial(branches);
 	Node	   *tree = NULL;
 	List	   *types = NIL;
 	List	   *typmods = NIL;
 	List	   *collations = NIL;
+	List	   *colnames = NIL;
 	ListCell   *lc;
 
-	foreach(lc, uldp_shard_leaves(RelationGetRelid(parent)))
-		branches = lappend(branches, branch_query(parent, lfirst_oid(lc), columns, quals, sublinks,
-												  owner));
-	if (list_length(branches) == 1)
-		return linitial(branches);
-	foreach(lc, columns->exprs)
+	foreach(lc, first->targetList)
 	{
-		types = lappend_oid(types, exprType(lfirst(lc)));
-		typmods = lappend_int(typmods, exprTypmod(lfirst(lc)));
-		collations = lappend_oid(collations, exprCollation(lfirst(lc)));
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		types = lappend_oid(types, exprType((Node *) tle->expr));
+		typmods = lappend_int(typmods, exprTypmod((Node *) tle->expr));
+		collations = lappend_oid(collations, exprCollation((Node *) tle->expr));
+		colnames = lappend(colnames, tle->resname);
+		query->targetList = lappend(query->targetList,
+									makeTargetEntry((Expr *) makeVarFromTargetEntry(1, tle), tle->resno,
+													pstrdup(tle->resname), false));
 	}
-	query = makeNode(Query);
 	query->commandType = CMD_SELECT;
 	query->querySource = QSRC_ORIGINAL;
 	query->canSetTag = true;
@@ -747,8 +744,8 @@ uldp_shard_union(Relation parent, const UldpShardColumns *columns, Node *quals, 
 
 		query->rtable = lappend(query->rtable,
 								uldp_shard_subquery_entry(lfirst(lc),
-														  psprintf("shard_%d", foreach_current_index(lc) + 1),
-														  string_list(columns->names)));
+														  list_nth(entry_names, foreach_current_index(lc)),
+														  string_list(colnames)));
 		ref->rtindex = list_length(query->rtable);
 		if (tree == NULL)
 			tree = (Node *) ref;
@@ -768,19 +765,37 @@ uldp_shard_union(Relation parent, const UldpShardColumns *columns, Node *quals, 
 	}
 	query->setOperations = tree;
 	query->jointree = makeFromExpr(NIL, NULL);
+	return query;
+}
+
+/*
+ * The UNION ALL of one branch per foreign leaf partition of "parent" (or
+ * the only one), as a subquery.  Its OFFSET 0 keeps the planner from
+ * pulling it up into the query above: the clauses without columns there
+ * (the gate's checks, the size check, the registration of groups) then
+ * gate the whole Append once, instead of each branch, whose foreign scans
+ * can then run on their shards at once (asynchronously).
+ */
+Query *
+uldp_shard_union(Relation parent, const UldpShardColumns *columns, Node *quals, bool sublinks,
+				 Oid owner)
+{
+	List	   *branches = NIL;
+	List	   *entry_names = NIL;
+	Query	   *query;
+	ListCell   *lc;
+
+	foreach(lc, uldp_shard_leaves(RelationGetRelid(parent)))
+	{
+		branches = lappend(branches, branch_query(parent, lfirst_oid(lc), columns, quals, sublinks,
+												  owner));
+		entry_names = lappend(entry_names, psprintf("shard_%d", foreach_current_index(lc) + 1));
+	}
+	if (list_length(branches) == 1)
+		return linitial(branches);
+	query = uldp_shard_union_all(branches, entry_names);
 	query->limitOffset = (Node *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64), Int64GetDatum(0),
 											false, FLOAT8PASSBYVAL);
-	foreach(lc, columns->exprs)
-	{
-		int			column = foreach_current_index(lc);
-
-		query->targetList = lappend(query->targetList,
-									makeTargetEntry((Expr *) makeVar(1, column + 1, list_nth_oid(types, column),
-																	 list_nth_int(typmods, column),
-																	 list_nth_oid(collations, column), 0),
-													column + 1, pstrdup(list_nth(columns->names, column)),
-													false));
-	}
 	return query;
 }
 

@@ -50,6 +50,7 @@ extern Node *uldp_shard_shippable(Node *node, UldpShipping *shipping);
 extern List *uldp_shard_leaves(Oid relid);
 extern bool uldp_shard_users_disjoint(Oid relid, AttrNumber user);
 extern const char *uldp_shard_remote_estimate_reason(Oid relid);
+extern Query *uldp_shard_union_all(List *branches, List *entry_names);
 extern Query *uldp_shard_union(Relation parent, const UldpShardColumns *columns, Node *quals,
 							   bool sublinks, Oid owner);
 extern RangeTblEntry *uldp_shard_subquery_entry(Query *subquery, const char *name, List *colnames);
