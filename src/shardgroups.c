@@ -462,7 +462,7 @@ uldp_shard_rewrite_grouped(Query *query, Index varno, List *checks, int max_rows
 	/* a user's entry per slot, for at most max_rows users in one group */
 	if (context.reason == NULL &&
 		max_rows > ULDP_PAIRS_MAX_USERS(list_length(context.slots)))
-		context.reason = psprintf("A group of a partition could hold more users (uldp.max_partition_rows = %d) than a value of %d per user can carry.",
+		context.reason = psprintf("A group could hold more users (uldp.max_partition_rows = %d) than a shard can send in one value of at most 1 GB, with %d values per user.",
 								  max_rows, list_length(context.slots));
 	if ((*reason = context.reason) != NULL)
 		return false;

@@ -350,6 +350,13 @@ ok_if "c. the analyst's grouped release over the shards runs (HAVING, ORDER BY, 
         GROUP BY country HAVING user_dp_count(user_id, 0.5) > 50 ORDER BY users DESC LIMIT 3")"
 is "$(ledger)" "$(cq -c "SELECT ($(cut -d' ' -f1 <<<"$L0") + 1) || ' ' || ($(cut -d' ' -f2 <<<"$L0") + 1.75)")" \
     "c. charged once, as on one node: two counts, a mean and the choice of groups (1.75)"
+# a group's value is at most 1 GB: at uldp.max_partition_rows = 50M users with two values each
+# (a mean and a sum) it could not be sent, so the release ships rows, with the reason
+OUT="$(cq -c "SET uldp.max_partition_rows = 50000000" -c "SET uldp.max_state_memory = '512GB'" \
+          -c "SELECT country, user_dp_mean(amount, user_id, 1e4, 0, 100), user_dp_sum(amount, user_id, 1e4, 0, 1000)
+              FROM visits GROUP BY 1" 2>&1)"
+ok_if "c. a grouped release whose groups' values could exceed 1 GB ships rows, saying why" \
+    grep -q "DETAIL:  A group could hold more users (uldp.max_partition_rows = 50000000) than a shard can send in one value of at most 1 GB, with 2 values per user." <<<"$OUT" || diag "$OUT"
 # the release's memory is bounded by the pairs the 3 partitions may hold, counted once (the pairs
 # read the shards' groups twice, the second time for one row without user per group); with
 # uldp.max_partition_rows = 50M it is refused before reading, and the detail gives the bound
