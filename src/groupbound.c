@@ -28,9 +28,13 @@
  * ones.  Users are named by uldp_user_key(); two ids with the same key share
  * one set of k groups, which only lowers what each contributes.
  *
- * What is stored: for each user, its k smallest values and the numbers of
- * their groups (groupnames.c), and the set of dropped values: every value
- * that was not, or stopped being, among its user's k smallest.  A value is
+ * What is stored: for each user, the numbers of its groups (groupnames.c),
+ * at most k of them, and the set of dropped values: every value that was
+ * not, or stopped being, among its user's k smallest.  A user's values are
+ * computed only once it has more than k groups (from its key and its
+ * groups' names, which the registry keeps): until then it keeps all its
+ * groups, whatever their values, so registering a row costs a lookup of
+ * its user and no pseudorandom function.  A value is
  * dropped for good (a user's k smallest only ever get smaller), so after
  * registration the dropped values are exactly the pairs that their users do
  * not keep.  group_member keeps a row unless its pair's value is dropped:
@@ -68,18 +72,19 @@ bound_user_hash(uint64 id)
 }
 
 /*
- * One user's entry, 24 bytes: for k = 1 its smallest value and the number of
- * that value's group; for k > 1 the number of its row in the values array
- * (value_row).  Registration costs a cache miss or two per row once the
+ * One user's entry, 24 bytes: for k = 1 the number of its group and, once
+ * it has had a second one, that group's value; for k > 1 the number of its
+ * row (user_row).  Registration costs a cache miss or two per row once the
  * users outgrow the CPU caches, so the entry is kept small and the rows are
- * registered a few at a time (group_register).
+ * registered a few at a time (uldp_group_bound_add).
  */
 typedef struct BoundUser
 {
 	uint64		id;
-	uint64		smallest;		/* k = 1 */
-	uint32		group_or_row;	/* k = 1: smallest's group; k > 1: the row */
+	uint64		smallest;		/* k = 1, once valued: the group's value */
+	uint32		group_or_row;	/* k = 1: its group; k > 1: its row */
 	char		status;
+	bool		valued;			/* k = 1: is "smallest" set? */
 } BoundUser;
 
 #define SH_PREFIX		bound_users
@@ -119,8 +124,10 @@ ULDP_TABLE_ALLOCATOR(dropped_values)
 
 /* pairs buffered while their user's bucket is prefetched */
 #define PENDING_PAIRS 8
-/* users the values array has room for at first */
-#define INITIAL_VALUE_ROWS 1024
+/* users the rows have room for at first */
+#define INITIAL_ROWS 1024
+/* rows, and so the hot part of every row, start on cache lines */
+#define CACHE_LINE 64
 
 struct UldpGroupBound
 {
@@ -131,17 +138,30 @@ struct UldpGroupBound
 	bound_users_hash *users;
 	UldpGroupNames *names;
 	dropped_values_hash *dropped;
-	/* k > 1: per user, its count of values, k values and k group numbers */
+	/*
+	 * k > 1: per user a row of row_stride uint32: its count n of groups (at
+	 * most k), the number of its values (0: none yet; see user_values), and
+	 * k group numbers, the first n set.  The stride is a power of two of at
+	 * most a cache line, or whole cache lines, so that a row of up to 14
+	 * groups is one cache line.
+	 */
+	uint32	   *rows;
+	void	   *rows_allocation;	/* "rows", before it was aligned */
+	Size		row_stride;
+	Size		nrows;			/* rows in use */
+	Size		rows_capacity;	/* rows allocated */
+	/* k > 1: the values of the users with more than k groups, k each */
 	uint64	   *values;
-	Size		row_words;
-	Size		value_rows;		/* rows in use */
-	Size		value_capacity; /* rows allocated */
-	/* registered pairs not yet added (see group_register) */
+	Size		nvalues;		/* users with values */
+	Size		values_capacity;
+	/* a pair's name, to compute its value: a user's key, then its group's */
+	char	   *pair_name;
+	Size		pair_name_capacity;
+	/* registered pairs not yet added (see uldp_group_bound_add) */
 	int			npending;
 	struct
 	{
 		uint64		user;
-		uint64		value;
 		uint32		group;
 		uint32		hash;
 	}			pending[PENDING_PAIRS];
@@ -149,9 +169,9 @@ struct UldpGroupBound
 	int			ndeferred;
 	struct
 	{
+		uint64		user;
 		uint32		row;
 		uint32		group;
-		uint64		value;
 	}			deferred[PENDING_PAIRS];
 	bool		complete;		/* every row registered */
 	int64	   *group_users;	/* once complete: per group number, its users */
@@ -195,19 +215,31 @@ uldp_group_bound_name_bytes(List *key_types)
 	return bytes;
 }
 
+/* The uint32 words of a user's row (k > 1): see UldpGroupBound.rows. */
+static Size
+row_stride(int groups_per_user)
+{
+	Size		words = 2 + groups_per_user;
+	Size		line = CACHE_LINE / sizeof(uint32);
+
+	return words <= line ? pg_nextpower2_32((uint32) words) : TYPEALIGN(line, words);
+}
+
 /*
  * Worst-case memory per row read: a row may bring a new user, its entry
  * (with the hash table's slack: up to twice the entries over the fill
- * factor, just after a doubling) and, for k > 1, its row of the values array
- * (up to twice the rows in use, and while the array doubles, the old one
- * too); a new group name with its count of users; and a dropped value.
+ * factor, just after a doubling) and, for k > 1, its row (up to twice the
+ * rows in use, and while the rows double, the old ones too) and k values
+ * for every k + 1 rows (as many again, and the old ones); a new group name
+ * with its count of users; and a dropped value.
  */
 double
 uldp_group_bound_bytes_per_row(int groups_per_user, double name_bytes)
 {
 	return sizeof(BoundUser) / ULDP_HASH_FILLFACTOR * 2 +
 		(groups_per_user > 1 ?
-		 3.0 * (1 + groups_per_user + (groups_per_user + 1) / 2) * sizeof(uint64) : 0) +
+		 3.0 * row_stride(groups_per_user) * sizeof(uint32) +
+		 3.0 * groups_per_user * sizeof(uint64) / (groups_per_user + 1) : 0) +
 		uldp_group_names_bytes_per_name(name_bytes) + sizeof(int64) +
 		sizeof(DroppedValue) / ULDP_HASH_FILLFACTOR * 2;
 }
@@ -257,7 +289,7 @@ bound_new(int groups_per_user, const uint64 key[2], uint64 names_seed, MemoryCon
 	bound->users = bound_users_create(bound->context, 1024, NULL);
 	bound->names = uldp_group_names_create(bound->context, names_seed);
 	bound->dropped = dropped_values_create(bound->context, 64, NULL);
-	bound->row_words = 1 + bound->groups_per_user + (bound->groups_per_user + 1) / 2;
+	bound->row_stride = row_stride(groups_per_user);
 	return bound;
 }
 
@@ -378,46 +410,100 @@ sorted_find(const char *array, int64 n, Size stride, uint64 value)
 	return element == value ? low : -1;
 }
 
-/*
- * A user's row of the values array (k > 1): its count of values n, then k
- * values, then k group numbers (two to a word); the first n of each are set.
- */
-static inline uint64 *
-value_row(const UldpGroupBound *bound, uint32 row)
+/* A user's row (k > 1): see UldpGroupBound.rows. */
+static inline uint32 *
+user_row(const UldpGroupBound *bound, uint32 row)
 {
-	return bound->values + (Size) row * bound->row_words;
+	return bound->rows + (Size) row * bound->row_stride;
 }
 
-static inline uint32 *
-row_groups(const UldpGroupBound *bound, uint64 *row)
-{
-	return (uint32 *) (row + 1 + bound->groups_per_user);
-}
+#define ROW_GROUPS(row) ((row) + 2)
 
 /* Prefetches every cache line of a user's row (k > 1). */
 static inline void
-prefetch_row(const UldpGroupBound *bound, const uint64 *row)
+prefetch_row(const UldpGroupBound *bound, const uint32 *row)
 {
-	for (Size word = 0; word < bound->row_words; word += 64 / sizeof(uint64))
+	for (Size word = 0; word < bound->row_stride; word += CACHE_LINE / sizeof(uint32))
 		__builtin_prefetch(row + word);
 }
 
-/* A new, empty row of the values array, for a new user (k > 1). */
+/* A new, empty row, for a new user (k > 1). */
 static uint32
-new_value_row(UldpGroupBound *bound)
+new_row(UldpGroupBound *bound)
 {
-	if (bound->value_rows == bound->value_capacity)
+	if (bound->nrows == bound->rows_capacity)
 	{
-		Size		capacity = Max(bound->value_capacity * 2, INITIAL_VALUE_ROWS);
-		Size		bytes = capacity * bound->row_words * sizeof(uint64);
+		Size		capacity = Max(bound->rows_capacity * 2, INITIAL_ROWS);
+		void	   *allocation = MemoryContextAllocHuge(bound->context,
+														capacity * bound->row_stride *
+														sizeof(uint32) + CACHE_LINE);
+		uint32	   *rows = (uint32 *) TYPEALIGN(CACHE_LINE, allocation);
 
-		bound->values = bound->values == NULL ?
-			MemoryContextAllocHuge(bound->context, bytes) :
-			repalloc_huge(bound->values, bytes);
-		bound->value_capacity = capacity;
+		if (bound->nrows > 0)
+			memcpy(rows, bound->rows, bound->nrows * bound->row_stride * sizeof(uint32));
+		if (bound->rows_allocation != NULL)
+			pfree(bound->rows_allocation);
+		bound->rows = rows;
+		bound->rows_allocation = allocation;
+		bound->rows_capacity = capacity;
 	}
-	value_row(bound, bound->value_rows)[0] = 0;
-	return bound->value_rows++;
+	user_row(bound, bound->nrows)[0] = 0;
+	user_row(bound, bound->nrows)[1] = 0;
+	return bound->nrows++;
+}
+
+/*
+ * The pseudorandom value of the pair of "user" and group "group": the
+ * function of the bytes that name the pair, the user's key then the
+ * group's name, under the registry's key.
+ */
+static uint64
+pair_value(UldpGroupBound *bound, uint64 user, uint32 group)
+{
+	uint32		length;
+	const char *name = uldp_group_names_name(bound->names, group, &length);
+	Size		bytes = sizeof(uint64) + length;
+
+	if (bytes > bound->pair_name_capacity)
+	{
+		if (bound->pair_name != NULL)
+			pfree(bound->pair_name);
+		bound->pair_name_capacity = Max(bytes, 2 * bound->pair_name_capacity);
+		bound->pair_name = MemoryContextAllocHuge(bound->context, bound->pair_name_capacity);
+	}
+	memcpy(bound->pair_name, &user, sizeof(uint64));
+	memcpy(bound->pair_name + sizeof(uint64), name, length);
+	return uldp_siphash24(bound->key, bound->pair_name, bytes);
+}
+
+/*
+ * The values of the k groups in a user's row (k > 1), computed the first
+ * time it needs them: when it has more than k groups.
+ */
+static uint64 *
+user_values(UldpGroupBound *bound, uint64 user, uint32 *row)
+{
+	int			k = bound->groups_per_user;
+	uint64	   *values;
+
+	if (row[1] == 0)
+	{
+		if (bound->nvalues == bound->values_capacity)
+		{
+			Size		capacity = Max(bound->values_capacity * 2, INITIAL_ROWS);
+			Size		bytes = capacity * k * sizeof(uint64);
+
+			bound->values = bound->values == NULL ?
+				MemoryContextAllocHuge(bound->context, bytes) :
+				repalloc_huge(bound->values, bytes);
+			bound->values_capacity = capacity;
+		}
+		row[1] = (uint32) ++bound->nvalues;
+		values = bound->values + (Size) (row[1] - 1) * k;
+		for (int i = 0; i < k; i++)
+			values[i] = pair_value(bound, user, ROW_GROUPS(row)[i]);
+	}
+	return bound->values + (Size) (row[1] - 1) * k;
 }
 
 static inline void
@@ -429,32 +515,40 @@ drop_value(UldpGroupBound *bound, uint64 value)
 }
 
 /*
- * Keeps the pair of "value" in a user's row if it is among its k smallest
- * (distinct) values; what is not kept, or no longer, is dropped.
+ * Adds a group to a user's row (k > 1): a new group is kept while the user
+ * has fewer than k; then the k of smallest value are kept, and what is not
+ * kept, or no longer, is dropped.
  */
 static void
-keep_value(UldpGroupBound *bound, uint64 *row, uint64 value, uint32 group)
+keep_group(UldpGroupBound *bound, uint64 user, uint32 *row, uint32 group)
 {
 	int			k = bound->groups_per_user;
-	uint64	   *values = row + 1;
-	uint32	   *groups = row_groups(bound, row);
-	uint64		n = row[0];
-	uint64		largest = 0;
+	uint32	   *groups = ROW_GROUPS(row);
+	uint32		n = row[0];
+	uint64	   *values;
+	uint64		value;
+	int			largest = 0;
 
-	for (uint64 i = 0; i < n; i++)
+	for (uint32 i = 0; i < n; i++)
+		if (groups[i] == group)
+			return;
+	if (n < (uint32) k)
 	{
+		groups[n] = group;
+		row[0] = n + 1;
+		return;
+	}
+	values = user_values(bound, user, row);
+	value = pair_value(bound, user, group);
+	for (int i = 0; i < k; i++)
+	{
+		/* another group of the same value (2^-64): as if the same pair */
 		if (values[i] == value)
 			return;
 		if (values[i] > values[largest])
 			largest = i;
 	}
-	if (n < (uint64) k)
-	{
-		values[n] = value;
-		groups[n] = group;
-		row[0] = n + 1;
-	}
-	else if (value < values[largest])
+	if (value < values[largest])
 	{
 		drop_value(bound, values[largest]);
 		values[largest] = value;
@@ -464,12 +558,42 @@ keep_value(UldpGroupBound *bound, uint64 *row, uint64 value, uint32 group)
 		drop_value(bound, value);
 }
 
+/* Adds a group to a user's entry (k = 1), as keep_group does. */
+static void
+keep_only_group(UldpGroupBound *bound, BoundUser *entry, bool found, uint32 group)
+{
+	uint64		value;
+
+	if (!found)
+	{
+		entry->group_or_row = group;
+		entry->valued = false;
+		return;
+	}
+	if (entry->group_or_row == group)
+		return;
+	if (!entry->valued)
+	{
+		entry->smallest = pair_value(bound, entry->id, entry->group_or_row);
+		entry->valued = true;
+	}
+	value = pair_value(bound, entry->id, group);
+	if (value < entry->smallest)
+	{
+		drop_value(bound, entry->smallest);
+		entry->smallest = value;
+		entry->group_or_row = group;
+	}
+	else if (value > entry->smallest)
+		drop_value(bound, value);
+}
+
 /*
  * Adds the buffered pairs.  Their users' buckets were prefetched when they
- * were buffered.  For k > 1 each pair also needs its user's row of the
- * values array: the rows are prefetched here and the pairs deferred to the
- * next flush, so that the prefetches have a batch of rows' time to land.
- * The pairs of a user are still added in the order they were read.
+ * were buffered.  For k > 1 each pair also needs its user's row: the rows
+ * are prefetched here and the pairs deferred to the next flush, so that
+ * the prefetches have a batch of rows' time to land.  The pairs of a user
+ * are still added in the order they were read.
  */
 static void
 register_flush(UldpGroupBound *bound)
@@ -477,12 +601,11 @@ register_flush(UldpGroupBound *bound)
 	int			k = bound->groups_per_user;
 
 	for (int i = 0; i < bound->ndeferred; i++)
-		keep_value(bound, value_row(bound, bound->deferred[i].row), bound->deferred[i].value,
+		keep_group(bound, bound->deferred[i].user, user_row(bound, bound->deferred[i].row),
 				   bound->deferred[i].group);
 	bound->ndeferred = 0;
 	for (int i = 0; i < bound->npending; i++)
 	{
-		uint64		value = bound->pending[i].value;
 		bool		found;
 		BoundUser  *entry = bound_users_insert_hash(bound->users, bound->pending[i].user,
 												   bound->pending[i].hash, &found);
@@ -490,22 +613,15 @@ register_flush(UldpGroupBound *bound)
 		if (k > 1)
 		{
 			if (!found)
-				entry->group_or_row = new_value_row(bound);
-			prefetch_row(bound, value_row(bound, entry->group_or_row));
+				entry->group_or_row = new_row(bound);
+			prefetch_row(bound, user_row(bound, entry->group_or_row));
+			bound->deferred[bound->ndeferred].user = bound->pending[i].user;
 			bound->deferred[bound->ndeferred].row = entry->group_or_row;
-			bound->deferred[bound->ndeferred].value = value;
 			bound->deferred[bound->ndeferred].group = bound->pending[i].group;
 			bound->ndeferred++;
 		}
-		else if (!found || value < entry->smallest)
-		{
-			if (found)
-				drop_value(bound, entry->smallest);
-			entry->smallest = value;
-			entry->group_or_row = bound->pending[i].group;
-		}
-		else if (value > entry->smallest)
-			drop_value(bound, value);
+		else
+			keep_only_group(bound, entry, found, bound->pending[i].group);
 	}
 	bound->npending = 0;
 }
@@ -528,13 +644,12 @@ count_group_users(UldpGroupBound *bound)
 			bound->group_users[entry->group_or_row]++;
 	}
 	else
-		for (Size r = 0; r < bound->value_rows; r++)
+		for (Size r = 0; r < bound->nrows; r++)
 		{
-			uint64	   *row = value_row(bound, r);
-			uint32	   *groups = row_groups(bound, row);
+			uint32	   *row = user_row(bound, r);
 
-			for (uint64 i = 0; i < row[0]; i++)
-				bound->group_users[groups[i]]++;
+			for (uint32 i = 0; i < row[0]; i++)
+				bound->group_users[ROW_GROUPS(row)[i]]++;
 		}
 }
 
@@ -567,21 +682,20 @@ uldp_group_bound_group(UldpGroupBound *bound, const char *name, uint32 length)
 }
 
 /*
- * Registers a pair: its user, its pseudorandom value and its group's
- * number, in a registry not yet complete.  The pair is buffered while its
- * user's bucket is prefetched: once the users outgrow the CPU caches, each
- * pair costs a cache miss, and buffering a few overlaps them.  Completing
- * the registry adds what is still buffered.
+ * Registers a pair: its user and its group's number, in a registry not yet
+ * complete.  The pair is buffered while its user's bucket is prefetched:
+ * once the users outgrow the CPU caches, each pair costs a cache miss, and
+ * buffering a few overlaps them.  Completing the registry adds what is
+ * still buffered.
  */
 void
-uldp_group_bound_add(UldpGroupBound *bound, uint64 user, uint64 value, uint32 group)
+uldp_group_bound_add(UldpGroupBound *bound, uint64 user, uint32 group)
 {
 	uint32		hash = bound_user_hash(user);
 
 	Assert(!bound->complete);
 	__builtin_prefetch(&bound->users->data[hash & bound->users->sizemask]);
 	bound->pending[bound->npending].user = user;
-	bound->pending[bound->npending].value = value;
 	bound->pending[bound->npending].group = group;
 	bound->pending[bound->npending].hash = hash;
 	if (++bound->npending == PENDING_PAIRS)
@@ -813,8 +927,8 @@ uldp_group_bound_partial(int groups_per_user, const uint64 key[2], MemoryContext
 /*
  * A partial registry, serialized: this header, then the names of its
  * groups in the order of their numbers (each its length, uint32, and its
- * bytes), its users (each its id, the count n of its values, then n pairs
- * of a value and a group number), and its dropped values.  Unaligned.
+ * bytes), its users (each its id, its count n of groups, then their n
+ * numbers), and its dropped values.  Unaligned.
  */
 typedef struct PartialHeader
 {
@@ -829,10 +943,9 @@ typedef struct PartialHeader
 } PartialHeader;
 
 #define PARTIAL_MAGIC 0x554c5231	/* "ULR1" */
-#define PARTIAL_VERSION 1
-/* a user's entry: id and n, then n values and group numbers */
-#define PARTIAL_USER_BYTES(n) (sizeof(uint64) + sizeof(uint32) + \
-							   (n) * (sizeof(uint64) + sizeof(uint32)))
+#define PARTIAL_VERSION 2
+/* a user's entry: id and n, then n group numbers */
+#define PARTIAL_USER_BYTES(n) (sizeof(uint64) + sizeof(uint32) + (n) * sizeof(uint32))
 
 /*
  * Worst-case bytes per row read of a serialized partial registry: a new
@@ -887,10 +1000,10 @@ uldp_group_bound_serialize(UldpGroupBound *bound)
 
 	register_flush(bound);
 	register_flush(bound);
-	/* each user's entry: its id, n, and n values with their groups */
+	/* each user's entry: its id, n, and n groups */
 	bound_users_start_iterate(bound->users, &iterator);
 	while ((entry = bound_users_iterate(bound->users, &iterator)) != NULL)
-		user_bytes += PARTIAL_USER_BYTES(k == 1 ? 1 : value_row(bound, entry->group_or_row)[0]);
+		user_bytes += PARTIAL_USER_BYTES(k == 1 ? 1 : user_row(bound, entry->group_or_row)[0]);
 	slots.names = palloc_extended(Max(ngroups, 1) * sizeof(char *), MCXT_ALLOC_HUGE);
 	slots.lengths = palloc_extended(Max(ngroups, 1) * sizeof(uint32), MCXT_ALLOC_HUGE);
 	slots.bytes = 0;
@@ -923,21 +1036,14 @@ uldp_group_bound_serialize(UldpGroupBound *bound)
 			uint32		n = 1;
 
 			cursor = put(cursor, &n, sizeof(n));
-			cursor = put(cursor, &entry->smallest, sizeof(uint64));
 			cursor = put(cursor, &entry->group_or_row, sizeof(uint32));
 		}
 		else
 		{
-			uint64	   *row = value_row(bound, entry->group_or_row);
-			uint32	   *groups = row_groups(bound, row);
-			uint32		n = (uint32) row[0];
+			uint32	   *row = user_row(bound, entry->group_or_row);
 
-			cursor = put(cursor, &n, sizeof(n));
-			for (uint32 i = 0; i < n; i++)
-			{
-				cursor = put(cursor, &row[1 + i], sizeof(uint64));
-				cursor = put(cursor, &groups[i], sizeof(uint32));
-			}
+			cursor = put(cursor, &row[0], sizeof(uint32));
+			cursor = put(cursor, ROW_GROUPS(row), row[0] * sizeof(uint32));
 		}
 	}
 	dropped_values_start_iterate(bound->dropped, &dropped);
@@ -983,10 +1089,11 @@ grow_for(uint64 entries, uint64 threshold, UldpGroupBound *bound, bool users)
 
 /*
  * Adds a serialized partial registry to "bound": its groups by name, each
- * user's values as if its rows were registered here (a user's k smallest
- * values of all its pairs are the k smallest of its partial k smallest),
- * and its dropped values, dropped here too (a value one process dropped
- * had k smaller ones of the same user there, which reach "bound" too).
+ * user's groups as if its rows were registered here (a user's k groups of
+ * smallest value among all its groups are the k smallest among its partial
+ * k smallest), and its dropped values, dropped here too (a value one
+ * process dropped had k smaller ones of the same user there, which reach
+ * "bound" too).
  */
 void
 uldp_group_bound_merge(UldpGroupBound *bound, const bytea *serialized)
@@ -1034,14 +1141,12 @@ uldp_group_bound_merge(UldpGroupBound *bound, const bytea *serialized)
 			partial_invalid();
 		for (uint32 i = 0; i < n; i++)
 		{
-			uint64		value;
 			uint32		group;
 
-			take(&cursor, end, &value, sizeof(value));
 			take(&cursor, end, &group, sizeof(group));
 			if (group >= header.ngroups)
 				partial_invalid();
-			uldp_group_bound_add(bound, user, value, numbers[group]);
+			uldp_group_bound_add(bound, user, numbers[group]);
 		}
 	}
 	for (int64 d = 0; d < header.ndropped; d++)

@@ -50,7 +50,7 @@ extern const uint64 *uldp_group_bound_key(const UldpGroupBound *bound);
 extern bool uldp_group_bound_is_partial(const UldpGroupBound *bound);
 extern bool uldp_group_bound_is_complete(const UldpGroupBound *bound);
 extern uint32 uldp_group_bound_group(UldpGroupBound *bound, const char *name, uint32 length);
-extern void uldp_group_bound_add(UldpGroupBound *bound, uint64 user, uint64 value, uint32 group);
+extern void uldp_group_bound_add(UldpGroupBound *bound, uint64 user, uint32 group);
 extern bytea *uldp_group_bound_serialize(UldpGroupBound *bound);
 extern void uldp_group_bound_merge(UldpGroupBound *bound, const bytea *serialized);
 extern bytea *uldp_group_bound_complete(UldpGroupBound *bound);

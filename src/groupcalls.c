@@ -477,13 +477,16 @@ register_row(FunctionCallInfo fcinfo, CallCache *cache, UldpGroupBound *bound)
 	GroupMemo  *memo;
 	uint32		group;
 
-	if (uldp_group_bound_is_complete(bound) || !pair_bytes(fcinfo, cache, &user))
+	if (uldp_group_bound_is_complete(bound) || PG_ARGISNULL(cache->user_arg) ||
+		!uldp_user_key(PG_GETARG_DATUM(cache->user_arg), cache->user_byval, cache->user_typlen,
+					   &user))
 		return;
 	memo = group_memo(fcinfo, cache);
 	if (memo != NULL && memo->valid && memo->key == PG_GETARG_DATUM(cache->first_key_arg))
 		group = memo->group;
 	else
 	{
+		group_bytes(fcinfo, cache);
 		group = uldp_group_bound_group(bound, GROUP_NAME(&cache->bytes),
 									   GROUP_NAME_LENGTH(&cache->bytes));
 		if (memo != NULL)
@@ -493,7 +496,7 @@ register_row(FunctionCallInfo fcinfo, CallCache *cache, UldpGroupBound *bound)
 			memo->group = group;
 		}
 	}
-	uldp_group_bound_add(bound, user, pair_value(cache->key, &cache->bytes), group);
+	uldp_group_bound_add(bound, user, group);
 }
 
 /*

@@ -11,7 +11,9 @@
  * order names are first added: 0, 1, 2, ...
  *
  * The names are kept end to end in one growing buffer, and a hash table
- * (simplehash) finds a name's number.  Names are hashed with a seed drawn
+ * (simplehash) finds a name's number; an array finds a number's name (the
+ * registry computes a pair's pseudorandom value from it only when a user
+ * has more than k groups).  Names are hashed with a seed drawn
  * for every run, so that keys chosen to collide are hard to find.
  *
  *-------------------------------------------------------------------------
@@ -72,6 +74,8 @@ struct UldpGroupNames
 	Size		used;
 	Size		allocated;
 	uint32		count;
+	NameRef    *by_number;		/* each name, by its number */
+	Size		numbers_allocated;
 	uint64		seed;			/* of the names' hash */
 	const char *probe;			/* the name being looked up (PROBE) */
 };
@@ -108,7 +112,7 @@ name_equal(void *private_data, NameRef a, NameRef b)
 double
 uldp_group_names_bytes_per_name(double name_bytes)
 {
-	return sizeof(GroupName) / ULDP_HASH_FILLFACTOR * 2 + 3 * name_bytes;
+	return sizeof(GroupName) / ULDP_HASH_FILLFACTOR * 2 + 3 * sizeof(NameRef) + 3 * name_bytes;
 }
 
 /*
@@ -161,9 +165,27 @@ uldp_group_names_add(UldpGroupNames *names, const char *name, uint32 length)
 	if (!found)
 	{
 		entry->name.offset = append_name(names, name, length);
+		if (names->count == names->numbers_allocated)
+		{
+			names->numbers_allocated = Max(2 * names->numbers_allocated, 64);
+			names->by_number = names->by_number == NULL ?
+				MemoryContextAllocHuge(names->context,
+									   names->numbers_allocated * sizeof(NameRef)) :
+				repalloc_huge(names->by_number, names->numbers_allocated * sizeof(NameRef));
+		}
+		names->by_number[names->count] = entry->name;
 		entry->number = names->count++;
 	}
 	return entry->number;
+}
+
+/* The name of number "number" (one that was given), and its length. */
+const char *
+uldp_group_names_name(const UldpGroupNames *names, uint32 number, uint32 *length)
+{
+	Assert(number < names->count);
+	*length = names->by_number[number].length;
+	return names->bytes + names->by_number[number].offset;
 }
 
 /* The number of a name, or ULDP_NO_GROUP if it was never added. */

@@ -19,6 +19,8 @@ extern UldpGroupNames *uldp_group_names_create(MemoryContext context, uint64 see
 extern uint32 uldp_group_names_add(UldpGroupNames *names, const char *name, uint32 length);
 extern uint32 uldp_group_names_find(UldpGroupNames *names, const char *name, uint32 length);
 extern uint32 uldp_group_names_count(const UldpGroupNames *names);
+extern const char *uldp_group_names_name(const UldpGroupNames *names, uint32 number,
+										 uint32 *length);
 
 typedef void (*UldpGroupNameVisitor) (void *arg, uint32 number, const char *name, uint32 length);
 extern void uldp_group_names_each(UldpGroupNames *names, UldpGroupNameVisitor each, void *arg);
