@@ -48,6 +48,7 @@
 #include "utils/memutils.h"
 
 #include "groupbound.h"
+#include "groupcalls.h"
 #include "params.h"
 #include "selection.h"
 #include "siphash.h"
@@ -94,7 +95,15 @@ typedef struct CallCache
 	 */
 	bool		memo_usable;
 	GroupMemo	memo[GROUP_MEMO_SIZE];
+	bool		forgets_member; /* group_member: see last_member */
 } CallCache;
+
+/*
+ * The call of group_member that ran last in this backend, while its memory
+ * lasts: the uldp aggregate whose user argument it computed runs next, on
+ * the same row (uldp_group_member_users).
+ */
+static FunctionCallInfo last_member = NULL;
 
 /*
  * The arguments of group_member: slot, k, the registry's snapshot, user id,
@@ -389,6 +398,43 @@ group_memo(FunctionCallInfo fcinfo, CallCache *cache)
 	return &cache->memo[(uint32) uldp_mix64((uint64) key) % GROUP_MEMO_SIZE];
 }
 
+static void
+forget_member(void *arg)
+{
+	if (last_member == (FunctionCallInfo) arg)
+		last_member = NULL;
+}
+
+/*
+ * For the transition function of a uldp aggregate, on a row: when its
+ * argument "user_arg" is a call of group_member, which computed it on this
+ * row, the number of users that keep the row's group, so that the
+ * aggregate's table of users can start at its full size; else -1.  Only an
+ * aggregate that reads all the rows (not a parallel plan's partial one)
+ * asks: its table would grow to that size anyway.
+ */
+int64
+uldp_group_member_users(FunctionCallInfo fcinfo, int user_arg)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	TargetEntry *argument;
+	CallCache  *cache;
+
+	if (last_member == NULL || aggref == NULL || aggref->aggsplit != AGGSPLIT_SIMPLE ||
+		user_arg < 1 || user_arg > list_length(aggref->args))
+		return -1;
+	argument = list_nth_node(TargetEntry, aggref->args, user_arg - 1);
+	if ((Node *) argument->expr != last_member->flinfo->fn_expr)
+		return -1;
+	cache = last_member->flinfo->fn_extra;
+	group_bytes(last_member, cache);
+	return cache->bound != NULL ?
+		uldp_group_bound_users(cache->bound, GROUP_NAME(&cache->bytes),
+							   GROUP_NAME_LENGTH(&cache->bytes)) :
+		uldp_group_snapshot_users(&cache->snapshot, GROUP_NAME(&cache->bytes),
+								  GROUP_NAME_LENGTH(&cache->bytes));
+}
+
 PG_FUNCTION_INFO_V1(uldp_group_member);
 
 /*
@@ -404,6 +450,17 @@ uldp_group_member(PG_FUNCTION_ARGS)
 	CallCache  *cache = call_cache(fcinfo, 0, 0);
 	uint64		user;
 
+	if (!cache->forgets_member)
+	{
+		MemoryContextCallback *callback = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
+															 sizeof(MemoryContextCallback));
+
+		callback->func = forget_member;
+		callback->arg = fcinfo;
+		MemoryContextRegisterResetCallback(fcinfo->flinfo->fn_mcxt, callback);
+		cache->forgets_member = true;
+	}
+	last_member = fcinfo;
 	read_snapshot(fcinfo, cache);
 	if (PG_ARGISNULL(USER_ARG))
 		PG_RETURN_NULL();

@@ -36,6 +36,7 @@
 #include "utils/lsyscache.h"
 
 #include "fixedsum.h"
+#include "groupcalls.h"
 #include "partvalues.h"
 #include "statement.h"
 #include "usermerge.h"
@@ -150,7 +151,11 @@ uldp_user_state_bytes_per_row(void)
 		RELEASE_BYTES_PER_USER;
 }
 
-/* The memory a state may hold whatever the rows: its table's first size. */
+/*
+ * The memory a state may hold whatever the rows: its table's first size (a
+ * grouped release's table may start at its group's users, memory that the
+ * rows of those users account for).
+ */
 double
 uldp_user_state_fixed_bytes(void)
 {
@@ -362,6 +367,7 @@ transition_state(FunctionCallInfo fcinfo, int user_arg, bool epsilon_only)
 	UldpParams	params;
 	int16		typlen;
 	bool		typbyval;
+	int64		group_users;
 
 	if (AggCheckCallContext(fcinfo, &aggcontext) != AGG_CONTEXT_AGGREGATE)
 		uldp_refuse_window(fcinfo);
@@ -370,8 +376,10 @@ transition_state(FunctionCallInfo fcinfo, int user_arg, bool epsilon_only)
 	else
 		uldp_params_from_args(fcinfo, user_arg + 1, &params);
 	get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, user_arg), &typlen, &typbyval);
-	return state_create(aggcontext, &params, typbyval, typlen,
-						uldp_release_bounded(fcinfo), INITIAL_USERS);
+	/* a group's table starts at the size its users, counted at registration, need */
+	group_users = uldp_group_member_users(fcinfo, user_arg);
+	return state_create(aggcontext, &params, typbyval, typlen, uldp_release_bounded(fcinfo),
+						(uint32) Min(Max(group_users, INITIAL_USERS), PG_INT32_MAX));
 }
 
 /*
