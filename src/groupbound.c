@@ -1087,6 +1087,55 @@ grow_for(uint64 entries, uint64 threshold, UldpGroupBound *bound, bool users)
 		dropped_values_grow(bound->dropped, size);
 }
 
+/* users of a partial registry merged at a time (merge_users) */
+#define MERGE_BATCH 8
+
+/* a user of a partial registry, and where its groups are (unaligned) */
+typedef struct MergedUser
+{
+	uint64		user;
+	uint32		hash;
+	uint32		n;
+	uint32	   *groups;			/* its n groups, by their numbers in "bound" */
+	uint32		row;			/* k > 1: its row in "bound" */
+} MergedUser;
+
+/*
+ * Adds a batch of a partial registry's users, each with all its groups:
+ * their buckets were prefetched; for k > 1 their rows are prefetched here,
+ * after the batch's lookups, before their groups are added.  Each user
+ * comes once in a partial registry.
+ */
+static void
+merge_users(UldpGroupBound *bound, MergedUser *batch, int count)
+{
+	int			k = bound->groups_per_user;
+
+	for (int i = 0; i < count; i++)
+	{
+		bool		found;
+		BoundUser  *entry = bound_users_insert_hash(bound->users, batch[i].user,
+												   batch[i].hash, &found);
+
+		if (k == 1)
+		{
+			keep_only_group(bound, entry, found, batch[i].groups[0]);
+			continue;
+		}
+		if (!found)
+			entry->group_or_row = new_row(bound);
+		batch[i].row = entry->group_or_row;
+	}
+	if (k == 1)
+		return;
+	/* new rows may have moved the rows: prefetched once all are made */
+	for (int i = 0; i < count; i++)
+		prefetch_row(bound, user_row(bound, batch[i].row));
+	for (int i = 0; i < count; i++)
+		for (uint32 j = 0; j < batch[i].n; j++)
+			keep_group(bound, batch[i].user, user_row(bound, batch[i].row), batch[i].groups[j]);
+}
+
 /*
  * Adds a serialized partial registry to "bound": its groups by name, each
  * user's groups as if its rows were registered here (a user's k groups of
@@ -1102,6 +1151,7 @@ uldp_group_bound_merge(UldpGroupBound *bound, const bytea *serialized)
 	const char *end = cursor + VARSIZE_ANY_EXHDR(serialized);
 	PartialHeader header;
 	uint32	   *numbers;
+	uint32	   *groups;
 	int			k = bound->groups_per_user;
 
 	if (bound->complete)
@@ -1130,25 +1180,39 @@ uldp_group_bound_merge(UldpGroupBound *bound, const bytea *serialized)
 		numbers[g] = uldp_group_names_add(bound->names, cursor, length);
 		cursor += length;
 	}
-	for (int64 u = 0; u < header.nusers; u++)
+	groups = palloc_extended(MERGE_BATCH * k * sizeof(uint32), MCXT_ALLOC_HUGE);
+	/* pairs that this registry buffered, if any, come first */
+	register_flush(bound);
+	register_flush(bound);
+	for (int64 u = 0; u < header.nusers;)
 	{
-		uint64		user;
-		uint32		n;
+		MergedUser	batch[MERGE_BATCH];
+		int			count = 0;
 
-		take(&cursor, end, &user, sizeof(user));
-		take(&cursor, end, &n, sizeof(n));
-		if (n < 1 || n > (uint32) k)
-			partial_invalid();
-		for (uint32 i = 0; i < n; i++)
+		for (; count < MERGE_BATCH && u < header.nusers; count++, u++)
 		{
-			uint32		group;
+			MergedUser *merged = &batch[count];
 
-			take(&cursor, end, &group, sizeof(group));
-			if (group >= header.ngroups)
+			take(&cursor, end, &merged->user, sizeof(merged->user));
+			take(&cursor, end, &merged->n, sizeof(merged->n));
+			if (merged->n < 1 || merged->n > (uint32) k)
 				partial_invalid();
-			uldp_group_bound_add(bound, user, numbers[group]);
+			merged->groups = groups + count * k;
+			for (uint32 i = 0; i < merged->n; i++)
+			{
+				uint32		group;
+
+				take(&cursor, end, &group, sizeof(group));
+				if (group >= header.ngroups)
+					partial_invalid();
+				merged->groups[i] = numbers[group];
+			}
+			merged->hash = bound_user_hash(merged->user);
+			__builtin_prefetch(&bound->users->data[merged->hash & bound->users->sizemask]);
 		}
+		merge_users(bound, batch, count);
 	}
+	pfree(groups);
 	for (int64 d = 0; d < header.ndropped; d++)
 	{
 		uint64		value;
