@@ -6,8 +6,8 @@
 # 2GB so that every table stays cached), loads
 #   countries  4M rows, 40k users (int ids in random order), each user in one of 50 countries
 #   months     ULDP_BENCH_MONTH_ROWS rows (default 10M), 1M users, a date spread over 12 months
-# and times, with jit = off and with jit = on, serial (max_parallel_workers_per_gather = 0) and
-# with 1 and 2 workers, the median of RUNS runs after a warm-up, interleaved, of
+# and times, with jit = off and with jit = on, RUNS rounds after a warm-up, each round running
+# serially (max_parallel_workers_per_gather = 0), then with 1 and 2 workers, each of
 #   countries: SELECT country, avg(x) FROM t GROUP BY country                      (plain)
 #              SELECT country, user_dp_mean(x, user_id, 1, 0, 100) ... GROUP BY country
 #              SELECT avg(x) FROM t                                              (ungrouped)
@@ -66,48 +66,69 @@ QUERIES=(
     "months|dp||SELECT user_dp_mean(x, user_id, 1, 0, 100) FROM months"
 )
 
-# run_set JIT WORKERS: RUNS rounds of every query, interleaved, timed by psql's \timing in one
-# session after a warm-up round; prints "index ms" lines
+# run_set JIT: RUNS rounds, each running every query with 0, 1 and 2 workers in turn, timed by
+# psql's \timing in one session after a warm-up round; prints "round workers index ms" lines.
+# A round's runs follow each other within seconds, so the ratios and speed-ups below compare runs
+# of one round: on a shared machine whose speed drifts by tens of percent over minutes, a ratio
+# of medians taken minutes apart measures the drift as much as the code.
 run_set() {
-    local jit="$1" workers="$2" i q r setting sql
+    local jit="$1" i q r w setting sql
     {
-        echo "SET jit = $jit; SET max_parallel_workers_per_gather = $workers;"
-        for q in "${QUERIES[@]}"; do
-            IFS='|' read -r _ _ setting sql <<<"$q"
-            echo "$setting $sql \\g /dev/null"
+        echo "SET jit = $jit;"
+        for w in 0 1 2; do
+            echo "SET max_parallel_workers_per_gather = $w;"
+            for q in "${QUERIES[@]}"; do
+                IFS='|' read -r _ _ setting sql <<<"$q"
+                echo "$setting $sql \\g /dev/null"
+            done
         done
         printf '%s\n' '\timing on'
         for ((r = 0; r < RUNS; r++)); do
-            for i in "${!QUERIES[@]}"; do
-                IFS='|' read -r _ _ setting sql <<<"${QUERIES[i]}"
-                [ -z "$setting" ] || printf '\\echo q-\n%s\n' "$setting"
-                printf '\\echo q%s\n' "$i"
-                echo "$sql \\g /dev/null"
+            for w in 0 1 2; do
+                printf '\\echo q-\nSET max_parallel_workers_per_gather = %s;\n' "$w"
+                for i in "${!QUERIES[@]}"; do
+                    IFS='|' read -r _ _ setting sql <<<"${QUERIES[i]}"
+                    [ -z "$setting" ] || printf '\\echo q-\n%s\n' "$setting"
+                    printf '\\echo q%s:%s:%s\n' "$r" "$w" "$i"
+                    echo "$sql \\g /dev/null"
+                done
             done
         done
-    } | bpsql -q 2>&1 | awk '/^q(-|[0-9]+)$/ {q = substr($0, 2)} /^Time:/ {print q, $2}'
+    } | bpsql -q 2>&1 | awk '/^q(-|[0-9]+:[0-9]:[0-9]+)$/ {q = substr($0, 2)}
+        /^Time:/ && q != "-" {split(q, f, ":"); print f[1], f[2], f[3], $2}'
 }
 
-declare -A MEDIAN
+# median of the numbers on stdin
+median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+declare -A MEDIAN RATIO SPEEDUP
 for jit in off on; do
+    uldp_log "jit = $jit: $RUNS rounds of 0, 1 and 2 workers"
+    out="$(run_set "$jit")"
     for workers in 0 1 2; do
-        uldp_log "jit = $jit, $workers workers"
-        out="$(run_set "$jit" "$workers")"
         for i in "${!QUERIES[@]}"; do
-            MEDIAN[$jit/$workers/$i]="$(printf '%s\n' "$out" | awk -v q="$i" '$1 == q {print $2}' |
-                sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')"
+            MEDIAN[$jit/$workers/$i]="$(printf '%s\n' "$out" |
+                awk -v w="$workers" -v q="$i" '$2 == w && $3 == q {print $4}' | median)"
+            # per round: the query's time with these workers against its serial time
+            SPEEDUP[$jit/$workers/$i]="$(printf '%s\n' "$out" | awk -v w="$workers" -v q="$i" '
+                $3 == q && $2 == 0 {serial[$1] = $4} $3 == q && $2 == w {t[$1] = $4}
+                END {for (r in t) printf "%.4f\n", serial[r] / t[r]}' | median)"
+        done
+        for i in 1 3 5 7; do
+            # per round: uldp against PostgreSQL's own aggregate, run just before it
+            RATIO[$jit/$workers/$i]="$(printf '%s\n' "$out" | awk -v w="$workers" -v q="$i" '
+                $2 == w && $3 == q - 1 {plain[$1] = $4} $2 == w && $3 == q {t[$1] = $4}
+                END {for (r in t) printf "%.4f\n", t[r] / plain[r]}' | median)"
         done
     done
 done
-
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 
 REPORT="# Grouped releases: speed against PostgreSQL's GROUP BY
 
 <!-- written by test/bench/bench_grouped.sh; do not edit by hand -->
 
 uldp $(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$ULDP_REPO/uldp.control") (commit $COMMIT, uldp.so of $SO_STAMP), run on $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores.
-\`bash test/bench/bench_grouped.sh\` (median of $RUNS runs, ms; ratio: uldp / PostgreSQL's own aggregate in the same run).
+\`bash test/bench/bench_grouped.sh\` ($RUNS rounds, each running every query serially, then with 1 and 2 workers; ms: the median over the rounds; ratio: the median over the rounds of uldp's time over PostgreSQL's own aggregate's, run just before it).
 
 - countries: 4M rows, 40k users, each in one of 50 countries; \`GROUP BY country\`, \`uldp.max_groups_per_user = 1\`.
 - months: $MONTH_ROWS rows, 1M users, dates over one year; \`GROUP BY date_trunc('month', d)\`, \`uldp.max_groups_per_user = 12\`.
@@ -119,14 +140,14 @@ for jit in off on; do
         for i in 0 2 4 6; do
             IFS='|' read -r table name _ <<<"${QUERIES[i]}"
             REPORT+="
-| $table | ${name#plain} | $jit | $workers | ${MEDIAN[$jit/$workers/$i]} | ${MEDIAN[$jit/$workers/$((i + 1))]} | $(ratio "${MEDIAN[$jit/$workers/$((i + 1))]}" "${MEDIAN[$jit/$workers/$i]}") |"
+| $table | ${name#plain} | $jit | $workers | ${MEDIAN[$jit/$workers/$i]} | ${MEDIAN[$jit/$workers/$((i + 1))]} | $(printf '%.2f' "${RATIO[$jit/$workers/$((i + 1))]}") |"
         done
     done
 done
 REPORT+="
 
-Parallel speed-up (the serial median over the median with 1 or 2 workers; on 2 cores, 1 worker and
-the leader use both):
+Parallel speed-up (the median over the rounds of a query's serial time over its time with 1 or 2
+workers in the same round; on 2 cores, 1 worker and the leader use both):
 
 | table | query | jit | PostgreSQL, 1 worker | uldp, 1 worker | PostgreSQL, 2 workers | uldp, 2 workers |
 |---|---|---|---|---|---|---|"
@@ -134,7 +155,7 @@ for jit in off on; do
     for i in 0 2 4 6; do
         IFS='|' read -r table name _ <<<"${QUERIES[i]}"
         REPORT+="
-| $table | ${name#plain} | $jit | $(ratio "${MEDIAN[$jit/0/$i]}" "${MEDIAN[$jit/1/$i]}") | $(ratio "${MEDIAN[$jit/0/$((i + 1))]}" "${MEDIAN[$jit/1/$((i + 1))]}") | $(ratio "${MEDIAN[$jit/0/$i]}" "${MEDIAN[$jit/2/$i]}") | $(ratio "${MEDIAN[$jit/0/$((i + 1))]}" "${MEDIAN[$jit/2/$((i + 1))]}") |"
+| $table | ${name#plain} | $jit | $(printf '%.2f' "${SPEEDUP[$jit/1/$i]}") | $(printf '%.2f' "${SPEEDUP[$jit/1/$((i + 1))]}") | $(printf '%.2f' "${SPEEDUP[$jit/2/$i]}") | $(printf '%.2f' "${SPEEDUP[$jit/2/$((i + 1))]}") |"
     done
 done
 REPORT+="
@@ -142,9 +163,12 @@ REPORT+="
 Grouped releases read their rows twice (an aggregate registers each user's groups before the
 first row is aggregated: doc/privacy.md), then keep every row whose (user, group) pair
 registration did not drop (no lookup at all when no user has more than k groups, as here) and read
-each group's count of users for partition selection from the registry. Both readings run in
-parallel when PostgreSQL plans them so (the registration's partial registries merge in the leader,
-which passes the kept groups to the aggregation's workers); PostgreSQL's own GROUP BY reads once.
+each group's count of users for partition selection from the registry. Registration records a
+user's groups by number (a user's pseudorandom values are computed only once it has more than k
+groups), and each group's table of users starts at the size registration counted. Both readings
+run in parallel when PostgreSQL plans them so (the registration's partial registries merge in the
+leader, a user with all its groups at a time, and the leader passes the kept groups to the
+aggregation's workers); PostgreSQL's own GROUP BY reads once.
 The ungrouped rows are the same engine as doc/benchmark.md's."
 
 printf '%s\n' "$REPORT"
