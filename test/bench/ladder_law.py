@@ -12,9 +12,9 @@ its ratios do not move between runs (measured ones do: a rare selection far abov
 dominates a measured RMSE).
 
 Usage: /usr/bin/python3 test/bench/ladder_law.py [--ladder 0.3] [--median 0.02] [--decay 1.25]
-           [--sum-ladder 0.25] [--steps 2]
-(decay: the prior's log-decay per half-octave; steps: ladder steps per octave; the defaults
-are uldp's)
+           [--sum-ladder 0.25] [--steps 2] [--sum-multiplier 1]
+(decay: the prior's log-decay per half-octave; steps: ladder steps per octave; sum-multiplier:
+the sum clips at this multiple of the selected step; the defaults are uldp's)
 """
 import argparse
 import math
@@ -59,10 +59,13 @@ def sum_rmse(x, a):
     magnitude = np.sort(np.abs(x))
     t = ladder(float(np.median(magnitude)), a.steps)
     beyond = len(x) - np.searchsorted(magnitude, t, side="right")
+    # the sum clips at a multiple of the selected step (uldp: 1)
+    u = t * a.sum_multiplier
+    clipped = len(x) - np.searchsorted(magnitude, u, side="right")
     top = np.concatenate([[0.0], np.cumsum(magnitude[::-1])])
-    bias = top[beyond] - beyond * t
+    bias = top[clipped] - clipped * u
     p = selection(beyond, a.decay, eps_ladder)
-    noise = np.array([naive_law.sum_noise_sd(0.0, float(u), rest) for u in t])
+    noise = np.array([naive_law.sum_noise_sd(0.0, float(v), rest) for v in u])
     return math.sqrt(float((p * (bias ** 2 + noise ** 2)).sum()))
 
 
@@ -95,6 +98,7 @@ def main():
     parser.add_argument("--decay", type=float, default=1.25)
     parser.add_argument("--sum-ladder", type=float, default=0.25)
     parser.add_argument("--steps", type=int, default=2)
+    parser.add_argument("--sum-multiplier", type=float, default=1.0)
     a = parser.parse_args()
     a.decay *= 2 / a.steps
     print("| values | n | mean ratio | sum ratio |\n|---|---|---|---|")
