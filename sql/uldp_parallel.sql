@@ -69,6 +69,23 @@ FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c,
 SET uldp.test_seed = 5;
 SELECT count(*) AS groups, abs(sum(c) - 10000) < 100 AS users_twice
 FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c FROM big GROUP BY 1) s;
+-- k = 1: a user's one group is its group of smallest value, whether the
+-- registration ran serially or merged the processes' partial registries
+SET uldp.max_groups_per_user = 1;
+SET max_parallel_workers_per_gather = 0;
+SET uldp.test_seed = 6;
+SELECT string_agg(g || ' ' || c || ' ' || round(m::numeric, 6), ', ' ORDER BY g) AS serial_grouped_1
+FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c,
+             user_dp_mean(x, user_id, 1.0, 0, 100) AS m FROM big GROUP BY 1) s \gset
+SET max_parallel_workers_per_gather = 2;
+SET uldp.test_seed = 6;
+SELECT string_agg(g || ' ' || c || ' ' || round(m::numeric, 6), ', ' ORDER BY g) = :'serial_grouped_1'
+       AS parallel_grouped_1_equal
+FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c,
+             user_dp_mean(x, user_id, 1.0, 0, 100) AS m FROM big GROUP BY 1) s;
+SET uldp.test_seed = 6;
+SELECT count(*) AS groups, abs(sum(c) - 5000) < 100 AS users_once
+FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c FROM big GROUP BY 1) s;
 RESET ALL;
 
 -- the merges of shards' parts (doc/scale-out.md): per-user states,
