@@ -455,7 +455,9 @@ new_row(UldpGroupBound *bound)
 /*
  * The pseudorandom value of the pair of "user" and group "group": the
  * function of the bytes that name the pair, the user's key then the
- * group's name, under the registry's key.
+ * group's name, under the registry's key.  group_member names a row's pair
+ * by the same bytes (pair_bytes, groupcalls.c) and looks its value up among
+ * the dropped ones: the two must stay the same bytes.
  */
 static uint64
 pair_value(UldpGroupBound *bound, uint64 user, uint32 group)
