@@ -47,13 +47,13 @@ RESET ALL;
 -- aggregation in every process, which read the registry's snapshot; users
 -- are in up to 7 groups and keep 2.  With the groups finalized in the same
 -- order (sorted), the releases equal the serial ones
+\set grouped 'SELECT string_agg(g || '' '' || c || '' '' || round(m::numeric, 6), '', '' ORDER BY g) FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c, user_dp_mean(x, user_id, 1.0, 0, 100) AS m FROM big GROUP BY 1) s'
+\set counted 'SELECT count(*) AS groups, sum(c) AS users FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c FROM big GROUP BY 1) s'
 SET enable_hashagg = off;
 SET uldp.max_groups_per_user = 2;
 SET max_parallel_workers_per_gather = 0;
 SET uldp.test_seed = 5;
-SELECT string_agg(g || ' ' || c || ' ' || round(m::numeric, 6), ', ' ORDER BY g) AS serial_grouped
-FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c,
-             user_dp_mean(x, user_id, 1.0, 0, 100) AS m FROM big GROUP BY 1) s \gset
+SELECT (:grouped) AS serial_grouped \gset
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -61,31 +61,21 @@ SET min_parallel_table_scan_size = 0;
 EXPLAIN (COSTS OFF) SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c,
                            user_dp_mean(x, user_id, 1.0, 0, 100) AS m FROM big GROUP BY 1;
 SET uldp.test_seed = 5;
-SELECT string_agg(g || ' ' || c || ' ' || round(m::numeric, 6), ', ' ORDER BY g) = :'serial_grouped'
-       AS parallel_grouped_equal
-FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c,
-             user_dp_mean(x, user_id, 1.0, 0, 100) AS m FROM big GROUP BY 1) s;
+SELECT (:grouped) = :'serial_grouped' AS parallel_grouped_equal;
 -- every user counted in exactly 2 groups: 2 x 5000 users, give or take the noise
 SET uldp.test_seed = 5;
-SELECT count(*) AS groups, abs(sum(c) - 10000) < 100 AS users_twice
-FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c FROM big GROUP BY 1) s;
+SELECT groups, abs(users - 10000) < 100 AS users_twice FROM (:counted) s;
 -- k = 1: a user's one group is its group of smallest value, whether the
 -- registration ran serially or merged the processes' partial registries
 SET uldp.max_groups_per_user = 1;
 SET max_parallel_workers_per_gather = 0;
 SET uldp.test_seed = 6;
-SELECT string_agg(g || ' ' || c || ' ' || round(m::numeric, 6), ', ' ORDER BY g) AS serial_grouped_1
-FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c,
-             user_dp_mean(x, user_id, 1.0, 0, 100) AS m FROM big GROUP BY 1) s \gset
+SELECT (:grouped) AS serial_grouped_1 \gset
 SET max_parallel_workers_per_gather = 2;
 SET uldp.test_seed = 6;
-SELECT string_agg(g || ' ' || c || ' ' || round(m::numeric, 6), ', ' ORDER BY g) = :'serial_grouped_1'
-       AS parallel_grouped_1_equal
-FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c,
-             user_dp_mean(x, user_id, 1.0, 0, 100) AS m FROM big GROUP BY 1) s;
+SELECT (:grouped) = :'serial_grouped_1' AS parallel_grouped_1_equal;
 SET uldp.test_seed = 6;
-SELECT count(*) AS groups, abs(sum(c) - 5000) < 100 AS users_once
-FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c FROM big GROUP BY 1) s;
+SELECT groups, abs(users - 5000) < 100 AS users_once FROM (:counted) s;
 RESET ALL;
 
 -- the merges of shards' parts (doc/scale-out.md): per-user states,
