@@ -156,6 +156,19 @@ CREATE FUNCTION uldp.group_member(slot bigint, k int, registry bytea, user_id an
 	RETURNS anyelement AS 'MODULE_PATHNAME', 'uldp_group_member'
 	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
 
+-- A registration computes a grouping key on one column (date_trunc('month',
+-- d)) once per distinct value of the column: CASE WHEN key_memo_lookup(...)
+-- THEN key_memo_value(...) ELSE key_memo_store(..., <key>) END.
+CREATE FUNCTION uldp.key_memo_lookup(slot bigint, keyno int, input anyelement)
+	RETURNS boolean AS 'MODULE_PATHNAME', 'uldp_key_memo_lookup'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION uldp.key_memo_value(slot bigint, keyno int, type anyelement)
+	RETURNS anyelement AS 'MODULE_PATHNAME', 'uldp_key_memo_value'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION uldp.key_memo_store(slot bigint, keyno int, value anyelement)
+	RETURNS anyelement AS 'MODULE_PATHNAME', 'uldp_key_memo_store'
+	LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
+
 -- Partition selection reads the number of users that keep its group from
 -- the registry itself (once per group, where equal keys have equal bytes),
 -- and runs in parallel: partial states keep the largest count seen.

@@ -76,6 +76,21 @@ SET uldp.test_seed = 6;
 SELECT (:grouped) = :'serial_grouped_1' AS parallel_grouped_1_equal;
 SET uldp.test_seed = 6;
 SELECT groups, abs(users - 5000) < 100 AS users_once FROM (:counted) s;
+-- a key of one column, computed once per distinct value of it through each
+-- process's own memo (src/keymemo.c), in both readings
+CREATE FUNCTION pg_temp.plan_lines(query text) RETURNS SETOF text LANGUAGE plpgsql
+	AS $$ BEGIN RETURN QUERY EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || query; END $$;
+\set memoized 'SELECT string_agg(g || '' '' || c, '', '' ORDER BY g) FROM (SELECT x::int % 7 AS g, user_dp_count(user_id, 1.0) AS c FROM big GROUP BY 1) s'
+SET uldp.max_groups_per_user = 2;
+SET max_parallel_workers_per_gather = 0;
+SET uldp.test_seed = 7;
+SELECT (:memoized) AS serial_memoized \gset
+SET max_parallel_workers_per_gather = 2;
+SELECT count(*) FILTER (WHERE plan LIKE '%Gather%') > 0 AS memoized_parallel,
+	   count(*) FILTER (WHERE plan LIKE '%uldp.key_memo_lookup%') >= 2 AS memoized_both
+FROM (SELECT * FROM pg_temp.plan_lines(:'memoized')) p(plan);
+SET uldp.test_seed = 7;
+SELECT (:memoized) = :'serial_memoized' AS parallel_memoized_equal;
 RESET ALL;
 
 -- the merges of shards' parts (doc/scale-out.md): per-user states,

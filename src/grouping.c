@@ -47,6 +47,12 @@
  * that group_member and group_selected need there (groupbound.c).
  * statement.c checks the plan before the statement runs.
  *
+ * A key computed on one column (date_trunc('month', d)) is written, in both
+ * readings, as a CASE that computes it once per distinct value of the
+ * column (keymemo.c): in the level's output and HAVING, where PostgreSQL
+ * finds the keys it computes below the aggregation, and in the grouping
+ * functions' arguments, which then read that one computation.
+ *
  * Public keys.  When the level groups by one column whose keys the table's
  * owner declared public (uldp.set_public_groups, protect.c), exactly those
  * groups appear, empty ones included, and choosing them costs nothing:
@@ -95,6 +101,7 @@
 #include "groupbound.h"
 #include "params.h"
 #include "grouping.h"
+#include "keymemo.h"
 #include "protect.h"
 #include "selection.h"
 
@@ -349,6 +356,7 @@ registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *pub
 	List	   *args;
 	Aggref	   *registry;
 	CteReferences references;
+	ListCell   *lc;
 
 	scan->commandType = CMD_SELECT;
 	scan->querySource = QSRC_ORIGINAL;
@@ -374,7 +382,8 @@ registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *pub
 					  makeConst(INT4OID, -1, InvalidOid, sizeof(int32), Int32GetDatum(k), false, true),
 					  key_reference(slot));
 	args = lappend(args, copyObject(user));
-	args = list_concat(args, copyObject(keys));
+	foreach(lc, keys)
+		args = lappend(args, uldp_key_memo_wrap(copyObject(lfirst(lc)), slot, foreach_current_index(lc)));
 	registry = uldp_make_aggref(registry_oid(false), BYTEAOID, args, NULL, InvalidOid);
 	scan->targetList = list_make1(makeTargetEntry((Expr *) registry, 1, pstrdup("registry"), false));
 	scan->hasAggs = true;
@@ -464,21 +473,42 @@ public_keys(Query *query, List *keys)
 
 typedef struct KeyReplacement
 {
-	Node	   *key;
-	Node	   *replacement;
+	List	   *keys;
+	List	   *replacements;	/* of each key */
 } KeyReplacement;
 
-/* The grouping key replaced, outside aggregate calls. */
+/* The grouping keys replaced, outside aggregate calls, the outermost first. */
 static Node *
 replace_key(Node *node, KeyReplacement *context)
 {
+	ListCell   *key;
+	ListCell   *replacement;
+
 	if (node == NULL)
 		return NULL;
 	if (IsA(node, Aggref))
 		return node;
-	if (equal(node, context->key))
-		return copyObject(context->replacement);
+	forboth(key, context->keys, replacement, context->replacements)
+		if (equal(node, lfirst(key)))
+			return copyObject(lfirst(replacement));
 	return expression_tree_mutator(node, replace_key, (void *) context);
+}
+
+/*
+ * The level's grouping keys replaced, in its output and its HAVING (where
+ * PostgreSQL finds the keys that it computes once per row, below the
+ * aggregation, and the expressions over them)
+ */
+static void
+replace_keys(Query *query, List *keys, List *replacements)
+{
+	KeyReplacement replacement = {keys, replacements};
+	ListCell   *lc;
+
+	foreach(lc, query->targetList)
+		lfirst_node(TargetEntry, lc)->expr =
+			(Expr *) replace_key((Node *) lfirst_node(TargetEntry, lc)->expr, &replacement);
+	query->havingQual = replace_key(query->havingQual, &replacement);
 }
 
 /*
@@ -501,7 +531,6 @@ join_public_keys(Query *query, Var *key, Const *array)
 	List	   *row_clauses = NIL;
 	List	   *once = NIL;
 	ListCell   *lc;
-	KeyReplacement replacement;
 
 	get_typlenbyvalalign(key->vartype, &typlen, &typbyval, &typalign);
 	deconstruct_array(keys, key->vartype, typlen, typbyval, typalign, &elements, &nulls, &n);
@@ -549,12 +578,7 @@ join_public_keys(Query *query, Var *key, Const *array)
 	query->jointree = makeFromExpr(list_make1(join),
 								   once == NIL ? NULL : (Node *) make_ands_explicit(once));
 
-	replacement.key = (Node *) key;
-	replacement.replacement = (Node *) column;
-	foreach(lc, query->targetList)
-		lfirst_node(TargetEntry, lc)->expr =
-			(Expr *) replace_key((Node *) lfirst_node(TargetEntry, lc)->expr, &replacement);
-	query->havingQual = replace_key(query->havingQual, &replacement);
+	replace_keys(query, list_make1(key), list_make1(column));
 }
 
 /*
@@ -637,6 +661,17 @@ uldp_grouping_rewrite(Query *query)
 	query->cteList = lappend(query->cteList, registered);
 	if (public != NULL)
 		join_public_keys(query, linitial(keys), public);
+	else
+	{
+		/* computed once per distinct input here too (keymemo.c) */
+		List	   *memoized = NIL;
+
+		foreach(lc, keys)
+			memoized = lappend(memoized, uldp_key_memo_wrap(copyObject(lfirst(lc)), slot,
+															foreach_current_index(lc)));
+		replace_keys(query, keys, memoized);
+		keys = memoized;
+	}
 	query->hasSubLinks = true;
 	foreach(lc, found.aggrefs)
 	{

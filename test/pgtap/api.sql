@@ -9,7 +9,7 @@ LOAD 'uldp';
 -- a role with nothing but PUBLIC's privileges
 CREATE ROLE uldp_tap_api_nobody NOLOGIN;
 
-SELECT plan(151);
+SELECT plan(152);
 
 -- ---------------------------------------------------------------------------
 -- aggregates (public schema): 3 arities x 2, polymorphic user id
@@ -203,7 +203,8 @@ SELECT functions_are('uldp', ARRAY['set_budget', 'reset_budget', '_charge', '_sa
                                    'ldp_sgd_step', 'ldp_ingest', 'shuffle_epsilon',
                                    'group_key', 'registry_transfn', 'registry_combinefn', 'registry_serialfn',
                                    'registry_deserialfn', 'registry_finalfn', 'group_registry',
-                                   'group_member', 'selection_transfn',
+                                   'group_member', 'key_memo_lookup', 'key_memo_value', 'key_memo_store',
+                                   'selection_transfn',
                                    'selection_combinefn', 'selection_serialfn', 'selection_deserialfn',
                                    'selection_finalfn', 'group_selected',
                                    'set_public_groups',
@@ -243,6 +244,16 @@ SELECT is((SELECT array_agg(p.proname || '/' || p.provolatile::text || p.propara
              AND p.proname IN ('group_member', 'selection_transfn')),
     ARRAY['group_member/vs/"any"', 'selection_transfn/vs/"any"'],
     'group_member and partition selection''s transition are volatile, parallel safe (they read the snapshot their argument passes) and variadic "any"');
+SELECT is((SELECT array_agg(p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ') ' ||
+                            p.prorettype::regtype::text || ' ' || p.provolatile::text || p.proparallel::text ||
+                            p.proisstrict::text || ' ' ||
+                            has_function_privilege('uldp_tap_api_nobody', p.oid, 'EXECUTE')::text
+                            ORDER BY p.proname)
+           FROM pg_proc p WHERE p.pronamespace = 'uldp'::regnamespace AND p.proname LIKE 'key\_memo\_%'),
+    ARRAY['key_memo_lookup(slot bigint, keyno integer, input anyelement) boolean vsfalse true',
+          'key_memo_store(slot bigint, keyno integer, value anyelement) anyelement vsfalse true',
+          'key_memo_value(slot bigint, keyno integer, type anyelement) anyelement vsfalse true'],
+    'the memo of grouping keys (0.9): three calls of one CASE in every role''s rewritten grouped releases, so executable by PUBLIC, volatile (they share a memo), parallel safe (each process has its own) and called on NULL (a NULL input or key)');
 SELECT is_aggregate('uldp', 'group_selected',
     ARRAY['bigint', 'integer', 'bytea', 'anyelement', 'double precision', 'double precision', '"any"'],
     'uldp.group_selected(slot, k, registry, user_id, epsilon, delta, VARIADIC keys) is an aggregate');
