@@ -106,12 +106,14 @@ call_memo(FunctionCallInfo fcinfo)
 	if (memo == NULL)
 	{
 		MemoryContextCallback *callback;
+		Oid			input_type;
 
 		memo = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(KeyMemo));
 		memo->slot = PG_ARGISNULL(0) ? 0 : PG_GETARG_INT64(0);
 		memo->keyno = PG_ARGISNULL(1) ? 0 : PG_GETARG_INT32(1);
-		memo->off = PG_ARGISNULL(0) || PG_ARGISNULL(1) ||
-			!get_typbyval(get_fn_expr_argtype(fcinfo->flinfo, 2));
+		input_type = get_fn_expr_argtype(fcinfo->flinfo, 2);
+		memo->off = PG_ARGISNULL(0) || PG_ARGISNULL(1) || !OidIsValid(input_type) ||
+			!get_typbyval(input_type);
 		callback = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(MemoryContextCallback));
 		callback->func = forget_memo;
 		callback->arg = memo;
@@ -119,6 +121,21 @@ call_memo(FunctionCallInfo fcinfo)
 		fcinfo->flinfo->fn_extra = memo;
 	}
 	return memo;
+}
+
+/* The type of a value or store call's third argument, looked up on its first call. */
+static Oid
+call_type(FunctionCallInfo fcinfo)
+{
+	Oid		   *type = fcinfo->flinfo->fn_extra;
+
+	if (type == NULL)
+	{
+		type = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(Oid));
+		*type = get_fn_expr_argtype(fcinfo->flinfo, 2);
+		fcinfo->flinfo->fn_extra = type;
+	}
+	return *type;
 }
 
 /*
@@ -130,7 +147,7 @@ matching_memo(FunctionCallInfo fcinfo, Oid type)
 {
 	KeyMemo    *memo = current_memo;
 
-	if (memo == NULL || PG_ARGISNULL(0) || PG_ARGISNULL(1) ||
+	if (memo == NULL || !OidIsValid(type) || PG_ARGISNULL(0) || PG_ARGISNULL(1) ||
 		memo->slot != PG_GETARG_INT64(0) || memo->keyno != PG_GETARG_INT32(1) ||
 		(OidIsValid(memo->value_type) && memo->value_type != type))
 		return NULL;
@@ -204,7 +221,7 @@ PG_FUNCTION_INFO_V1(uldp_key_memo_value);
 Datum
 uldp_key_memo_value(PG_FUNCTION_ARGS)
 {
-	KeyMemo    *memo = matching_memo(fcinfo, get_fn_expr_argtype(fcinfo->flinfo, 2));
+	KeyMemo    *memo = matching_memo(fcinfo, call_type(fcinfo));
 	KeyMemoEntry *entry;
 	Size		bytes;
 	char	   *copy;
@@ -234,7 +251,7 @@ PG_FUNCTION_INFO_V1(uldp_key_memo_store);
 Datum
 uldp_key_memo_store(PG_FUNCTION_ARGS)
 {
-	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, 2);
+	Oid			type = call_type(fcinfo);
 	KeyMemo    *memo = matching_memo(fcinfo, type);
 	KeyMemoEntry *entry;
 
