@@ -1164,10 +1164,15 @@ uldp_group_bound_merge(UldpGroupBound *bound, const bytea *serialized)
 		partial_invalid();
 	/*
 	 * The partial's users and dropped values come in the order of their
-	 * hash: inserted so into a smaller table they would pile up in long
-	 * probe runs, so the tables first grow to hold them all.
+	 * hash: inserted so into a smaller table than the partial's they would
+	 * pile up in long probe runs, so the tables first grow to hold as many
+	 * as the partial holds (a table at least as large keeps them in order).
+	 * Most of a partial's users are usually the registry's already (a user's
+	 * rows are spread over the processes): growing for the sum of both would
+	 * double a large table for nothing.  The dropped values of two processes
+	 * are distinct pairs, so that table grows for both.
 	 */
-	grow_for(bound->users->members + header.nusers, bound->users->grow_threshold,
+	grow_for(Max(bound->users->members, header.nusers), bound->users->grow_threshold,
 			 bound, true);
 	grow_for(bound->dropped->members + header.ndropped, bound->dropped->grow_threshold,
 			 bound, false);
