@@ -409,9 +409,12 @@ forget_member(void *arg)
  * For the transition function of a uldp aggregate, on a row: when its
  * argument "user_arg" is a call of group_member, which computed it on this
  * row, the number of users that keep the row's group, so that the
- * aggregate's table of users can start at its full size; else -1.  Only an
- * aggregate that reads all the rows (not a parallel plan's partial one)
- * asks: its table would grow to that size anyway.
+ * aggregate's table of users can start at its full size; else -1.  An
+ * aggregate that reads all the rows would grow its table to that size
+ * anyway.  A parallel plan's partial aggregate gets half of it: each of its
+ * two or more processes reads part of the rows, so part of the group's users
+ * (most of them when their rows are spread over the table), and their
+ * tables together start at most as large as the serial plan's ends.
  */
 int64
 uldp_group_member_users(FunctionCallInfo fcinfo, int user_arg)
@@ -419,8 +422,10 @@ uldp_group_member_users(FunctionCallInfo fcinfo, int user_arg)
 	Aggref	   *aggref = AggGetAggref(fcinfo);
 	TargetEntry *argument;
 	CallCache  *cache;
+	int64		users;
 
-	if (last_member == NULL || aggref == NULL || aggref->aggsplit != AGGSPLIT_SIMPLE ||
+	if (last_member == NULL || aggref == NULL ||
+		(aggref->aggsplit != AGGSPLIT_SIMPLE && aggref->aggsplit != AGGSPLIT_INITIAL_SERIAL) ||
 		user_arg < 1 || user_arg > list_length(aggref->args))
 		return -1;
 	argument = list_nth_node(TargetEntry, aggref->args, user_arg - 1);
@@ -428,11 +433,12 @@ uldp_group_member_users(FunctionCallInfo fcinfo, int user_arg)
 		return -1;
 	cache = last_member->flinfo->fn_extra;
 	group_bytes(last_member, cache);
-	return cache->bound != NULL ?
+	users = cache->bound != NULL ?
 		uldp_group_bound_users(cache->bound, GROUP_NAME(&cache->bytes),
 							   GROUP_NAME_LENGTH(&cache->bytes)) :
 		uldp_group_snapshot_users(&cache->snapshot, GROUP_NAME(&cache->bytes),
 								  GROUP_NAME_LENGTH(&cache->bytes));
+	return aggref->aggsplit == AGGSPLIT_SIMPLE ? users : users / 2;
 }
 
 PG_FUNCTION_INFO_V1(uldp_group_member);

@@ -153,8 +153,9 @@ uldp_user_state_bytes_per_row(void)
 
 /*
  * The memory a state may hold whatever the rows: its table's first size (a
- * grouped release's table may start at its group's users, memory that the
- * rows of those users account for).
+ * grouped release's table may start at its group's users, or half of them
+ * in each process of a parallel plan, memory that the rows of those users
+ * account for: every process's bound counts all the rows it could read).
  */
 double
 uldp_user_state_fixed_bytes(void)
