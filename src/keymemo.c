@@ -15,16 +15,19 @@
  *		 THEN uldp.key_memo_value(s, i, NULL::<key type>)
  *		 ELSE uldp.key_memo_store(s, i, <key>) END
  *
- * (s the release's slot, i the key's position).  PostgreSQL evaluates a
+ * (s the release's slot, i the key's position; d the column).  PostgreSQL evaluates a
  * CASE's branches only when chosen: the key is computed only for an input
  * that the memo does not hold.  The three calls share the memo of the
  * lookup that ran last in the backend (the branch runs right after it, on
  * the same row), checked by its slot and position.
  *
  * Only a key that the same input always maps to the same value is
- * memoized: one column of a type passed by value (dates, timestamps,
- * numbers), no volatile function, no parameter, subquery or column of an
- * enclosing query, whose values could change while the column's does not.
+ * memoized: one column, no volatile function, no parameter, subquery or
+ * column of an enclosing query, whose values could change while the
+ * column's does not.  An input of a type passed by value (dates,
+ * timestamps, numbers) is looked up by its value, one passed by reference
+ * (numeric, text, uuid) by its bytes when it has at most 32 (a varlena by
+ * its data, whatever its header), and is computed every time when longer.
  * A stable function (a time zone's rules) returns the same value for the
  * same arguments within a statement, and the memo lives for one execution
  * of the plan.  The memo holds a fixed number of values, allocated when the
@@ -38,7 +41,9 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "catalog/namespace.h"
+#include "common/hashfn.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "nodes/makefuncs.h"
@@ -57,6 +62,8 @@
 #define KEY_MEMO_ENTRIES (KEY_MEMO_SETS * KEY_MEMO_WAYS)
 /* the largest value of a type passed by reference that the memo holds */
 #define KEY_MEMO_VALUE_BYTES 32
+/* the longest input of a type passed by reference that it looks up */
+#define KEY_MEMO_INPUT_BYTES 32
 /* lookups between checks of the rate of hits, which must be half or more */
 #define KEY_MEMO_CHECK_EVERY 4096
 
@@ -64,15 +71,23 @@ typedef struct KeyMemoEntry
 {
 	bool		used;
 	bool		value_null;
-	Datum		input;
+	uint8		input_length;	/* an input passed by reference: its length */
+	Datum		input;			/* by value, or the hash of its bytes */
 	Datum		value;			/* by value, or its copy in the memo's values */
 } KeyMemoEntry;
+
+/* an input passed by reference: its bytes (the data of a varlena) */
+typedef struct KeyMemoInput
+{
+	char		bytes[KEY_MEMO_INPUT_BYTES];
+} KeyMemoInput;
 
 typedef struct KeyMemo
 {
 	int64		slot;
 	int32		keyno;
 	bool		off;			/* too few hits: every key is computed */
+	int16		input_typlen;	/* of a type passed by reference, or 0 */
 	Oid			value_type;		/* the key's, once a value was stored */
 	int16		value_typlen;
 	bool		value_byval;
@@ -82,9 +97,12 @@ typedef struct KeyMemo
 	KeyMemoEntry *found;
 	KeyMemoEntry *vacant;
 	Datum		pending;
+	uint8		pending_length;
+	KeyMemoInput pending_bytes;
 	uint8		last_used[KEY_MEMO_SETS];
 	KeyMemoEntry entries[KEY_MEMO_ENTRIES];
 	char		values[KEY_MEMO_ENTRIES][KEY_MEMO_VALUE_BYTES];
+	KeyMemoInput *inputs;		/* of each entry, for inputs passed by reference */
 } KeyMemo;
 
 /* the memo of the lookup that ran last in this backend, while it lasts */
@@ -107,13 +125,23 @@ call_memo(FunctionCallInfo fcinfo)
 	{
 		MemoryContextCallback *callback;
 		Oid			input_type;
+		bool		input_byval = false;
 
 		memo = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(KeyMemo));
 		memo->slot = PG_ARGISNULL(0) ? 0 : PG_GETARG_INT64(0);
 		memo->keyno = PG_ARGISNULL(1) ? 0 : PG_GETARG_INT32(1);
 		input_type = get_fn_expr_argtype(fcinfo->flinfo, 2);
-		memo->off = PG_ARGISNULL(0) || PG_ARGISNULL(1) || !OidIsValid(input_type) ||
-			!get_typbyval(input_type);
+		if (OidIsValid(input_type))
+			get_typlenbyval(input_type, &memo->input_typlen, &input_byval);
+		if (input_byval)
+			memo->input_typlen = 0;
+		else if (memo->input_typlen != -1 &&
+				 (memo->input_typlen <= 0 || memo->input_typlen > KEY_MEMO_INPUT_BYTES))
+			memo->off = true;
+		else
+			memo->inputs = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+												  KEY_MEMO_ENTRIES * sizeof(KeyMemoInput));
+		memo->off = memo->off || PG_ARGISNULL(0) || PG_ARGISNULL(1) || !OidIsValid(input_type);
 		callback = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(MemoryContextCallback));
 		callback->func = forget_memo;
 		callback->arg = memo;
@@ -169,6 +197,50 @@ value_bytes(const KeyMemo *memo, Datum value)
 	return strlen(DatumGetCString(value)) + 1;
 }
 
+/*
+ * The bytes of an input passed by reference into memo->pending_bytes, and
+ * their hash into memo->pending; false when longer than the memo holds.  A
+ * varlena is named by its data, whatever its header.
+ */
+static bool
+pending_input(KeyMemo *memo, Datum input)
+{
+	const char *bytes;
+	Size		length;
+
+	if (memo->input_typlen > 0)
+	{
+		bytes = DatumGetPointer(input);
+		length = memo->input_typlen;
+	}
+	else
+	{
+		struct varlena *varlena;
+
+		if (toast_raw_datum_size(input) - VARHDRSZ > KEY_MEMO_INPUT_BYTES)
+			return false;
+		varlena = PG_DETOAST_DATUM_PACKED(input);
+		bytes = VARDATA_ANY(varlena);
+		length = VARSIZE_ANY_EXHDR(varlena);
+	}
+	memcpy(memo->pending_bytes.bytes, bytes, length);
+	memo->pending_length = length;
+	memo->pending = (Datum) hash_bytes_extended((const unsigned char *) bytes, length, 0);
+	return true;
+}
+
+/* Does entry "entry" hold the pending input? */
+static inline bool
+holds_pending(const KeyMemo *memo, const KeyMemoEntry *entry)
+{
+	if (!entry->used || entry->input != memo->pending)
+		return false;
+	return memo->input_typlen == 0 ||
+		(entry->input_length == memo->pending_length &&
+		 memcmp(memo->inputs[entry - memo->entries].bytes, memo->pending_bytes.bytes,
+				memo->pending_length) == 0);
+}
+
 PG_FUNCTION_INFO_V1(uldp_key_memo_lookup);
 
 /*
@@ -179,7 +251,6 @@ Datum
 uldp_key_memo_lookup(PG_FUNCTION_ARGS)
 {
 	KeyMemo    *memo = call_memo(fcinfo);
-	Datum		input;
 	KeyMemoEntry *set;
 	int			set_number;
 
@@ -193,11 +264,14 @@ uldp_key_memo_lookup(PG_FUNCTION_ARGS)
 		memo->off = true;
 		PG_RETURN_BOOL(false);
 	}
-	input = PG_GETARG_DATUM(2);
-	set_number = (uint32) uldp_mix64((uint64) input) % KEY_MEMO_SETS;
+	if (memo->input_typlen == 0)
+		memo->pending = PG_GETARG_DATUM(2);
+	else if (!pending_input(memo, PG_GETARG_DATUM(2)))
+		PG_RETURN_BOOL(false);
+	set_number = (uint32) uldp_mix64((uint64) memo->pending) % KEY_MEMO_SETS;
 	set = &memo->entries[set_number * KEY_MEMO_WAYS];
 	for (int way = 0; way < KEY_MEMO_WAYS; way++)
-		if (set[way].used && set[way].input == input)
+		if (holds_pending(memo, &set[way]))
 		{
 			memo->found = &set[way];
 			memo->last_used[set_number] = way;
@@ -208,7 +282,6 @@ uldp_key_memo_lookup(PG_FUNCTION_ARGS)
 	memo->vacant = !set[0].used ? &set[0] : !set[1].used ? &set[1] :
 		&set[1 - memo->last_used[set_number]];
 	memo->last_used[set_number] = memo->vacant - set;
-	memo->pending = input;
 	PG_RETURN_BOOL(false);
 }
 
@@ -290,6 +363,12 @@ uldp_key_memo_store(PG_FUNCTION_ARGS)
 		}
 	}
 	entry->input = memo->pending;
+	if (memo->input_typlen != 0)
+	{
+		entry->input_length = memo->pending_length;
+		memcpy(memo->inputs[entry - memo->entries].bytes, memo->pending_bytes.bytes,
+			   memo->pending_length);
+	}
 	entry->used = true;
 	if (PG_ARGISNULL(2))
 		PG_RETURN_NULL();
@@ -365,7 +444,7 @@ uldp_key_memo_wrap(Expr *key, int64 slot, int keyno)
 	if (IsA(key, Var) || IsA(key, Const) || exprTypmod((Node *) key) != -1 ||
 		!OidIsValid(memo_function("key_memo_lookup")) ||
 		key_input_walker((Node *) key, &input) || input.column == NULL ||
-		!get_typbyval(input.column->vartype) || contain_volatile_functions((Node *) key) ||
+		get_typlen(input.column->vartype) == -2 || contain_volatile_functions((Node *) key) ||
 		expression_returns_set((Node *) key))
 		return key;
 
