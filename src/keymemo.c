@@ -1,23 +1,24 @@
 /*-------------------------------------------------------------------------
  *
  * keymemo.c
- *	  A grouping key computed once per distinct input in a registration.
+ *	  A grouping key computed once per distinct input, in both readings of
+ *	  a grouped release.
  *
  * A grouped release reads its rows twice (grouping.c): the registration,
  * then the aggregation, and both compute the grouping keys.  A key such as
  * date_trunc('month', d) costs a time zone lookup per row, more than the
  * rest of the registration's work on the row, and dates, like most columns
- * that keys bucket, repeat: a year of them is 365 values.  So the
- * registration computes such a key through a memo of the key's values by
- * the one column it reads:
+ * that keys bucket, repeat: a year of them is 365 values.  So both
+ * readings compute such a key through a memo of the key's values by the one
+ * column it reads:
  *
  *	CASE WHEN uldp.key_memo_lookup(s, i, d)
  *		 THEN uldp.key_memo_value(s, i, NULL::<key type>)
  *		 ELSE uldp.key_memo_store(s, i, <key>) END
  *
- * (s the release's slot, i the key's position; d the column).  PostgreSQL evaluates a
- * CASE's branches only when chosen: the key is computed only for an input
- * that the memo does not hold.  The three calls share the memo of the
+ * (s the release's slot, i the key's position, d the column).  PostgreSQL
+ * evaluates a CASE's branches only when chosen: the key is computed only
+ * for an input that the memo does not hold.  The three calls share the memo of the
  * lookup that ran last in the backend (the branch runs right after it, on
  * the same row), checked by its slot and position.
  *
@@ -43,8 +44,8 @@
 
 #include "access/detoast.h"
 #include "catalog/namespace.h"
-#include "common/hashfn.h"
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "fmgr.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"

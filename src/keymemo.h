@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * keymemo.h
- *	  A grouping key computed once per distinct input in a registration.
+ *	  A grouping key computed once per distinct input, in both readings of
+ *	  a grouped release.
  *
  *-------------------------------------------------------------------------
  */
