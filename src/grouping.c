@@ -356,7 +356,6 @@ registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *pub
 	List	   *args;
 	Aggref	   *registry;
 	CteReferences references;
-	ListCell   *lc;
 
 	scan->commandType = CMD_SELECT;
 	scan->querySource = QSRC_ORIGINAL;
@@ -382,8 +381,7 @@ registration(Query *query, int64 slot, int k, Expr *user, List *keys, Const *pub
 					  makeConst(INT4OID, -1, InvalidOid, sizeof(int32), Int32GetDatum(k), false, true),
 					  key_reference(slot));
 	args = lappend(args, copyObject(user));
-	foreach(lc, keys)
-		args = lappend(args, uldp_key_memo_wrap(copyObject(lfirst(lc)), slot, foreach_current_index(lc)));
+	args = list_concat(args, copyObject(keys));
 	registry = uldp_make_aggref(registry_oid(false), BYTEAOID, args, NULL, InvalidOid);
 	scan->targetList = list_make1(makeTargetEntry((Expr *) registry, 1, pstrdup("registry"), false));
 	scan->hasAggs = true;
@@ -614,6 +612,7 @@ uldp_grouping_rewrite(Query *query)
 	UldpAggrefs found = {get_extension_oid("uldp", true), NIL};
 	Expr	   *user = NULL;
 	List	   *keys = NIL;
+	List	   *memoized = NIL;
 	int64		slot;
 	int			k = uldp_max_groups_per_user;
 	Const	   *public;
@@ -657,18 +656,16 @@ uldp_grouping_rewrite(Query *query)
 	refuse_unrepeatable(query);
 	slot = uldp_group_bound_next_slot();
 	public = public_keys(query, keys);
-	registered = registration(query, slot, k, user, keys, public);
+	/* both readings compute a key of one column once per distinct value (keymemo.c) */
+	foreach(lc, keys)
+		memoized = lappend(memoized, uldp_key_memo_wrap(copyObject(lfirst(lc)), slot,
+														foreach_current_index(lc)));
+	registered = registration(query, slot, k, user, memoized, public);
 	query->cteList = lappend(query->cteList, registered);
 	if (public != NULL)
 		join_public_keys(query, linitial(keys), public);
 	else
 	{
-		/* computed once per distinct input here too (keymemo.c) */
-		List	   *memoized = NIL;
-
-		foreach(lc, keys)
-			memoized = lappend(memoized, uldp_key_memo_wrap(copyObject(lfirst(lc)), slot,
-															foreach_current_index(lc)));
 		replace_keys(query, keys, memoized);
 		keys = memoized;
 	}
