@@ -24,7 +24,8 @@
 #      text whatever its filter selects, and charged nothing.
 #   g. EXPLAIN and EXPLAIN ANALYZE of a grouped release: refused (42501), nothing charged.
 #   h. the grouped rewrite's functions called by hand on the protected table (group_registry,
-#      group_key, group_member with a forged registry): refused (42501), nothing charged.
+#      group_key, group_member with a forged registry, and the memo of keys, whose lookup would
+#      make a row's filter depend on other rows' values): refused (42501), nothing charged.
 #   i. the memory bound of a grouped release, checked before reading, counts the rows its table
 #      can hold once, as an ungrouped release does (not again for its registration).
 #
@@ -158,10 +159,14 @@ done
 # ---------------------------------------------------------------------------------------------
 # h. the rewrite's own functions called by hand on the protected table: the registration (whose
 #    snapshot holds every group's exact count of users), the key, group_member with a forged
-#    registry: refused (42501), nothing charged
+#    registry, the memo of keys (a lookup is true when an earlier row held the same value):
+#    refused (42501), nothing charged
 for q in "SELECT uldp.group_registry(1, 1, NULL, user_id, amount) FROM people" \
     "SELECT amount, uldp.group_key(1), user_dp_count(user_id, 1.0) FROM people GROUP BY amount" \
-    "SELECT user_dp_count(uldp.group_member(1, 1, '\\x00'::bytea, user_id, amount), 1.0) FROM people"; do
+    "SELECT user_dp_count(uldp.group_member(1, 1, '\\x00'::bytea, user_id, amount), 1.0) FROM people" \
+    "SELECT user_dp_count(user_id, 1.0) FROM people WHERE uldp.key_memo_lookup(1, 0, amount)" \
+    "SELECT user_dp_count(user_id, 1.0) FROM people WHERE uldp.key_memo_store(1, 0, amount) > 0" \
+    "SELECT uldp.key_memo_lookup(1, 0, amount), user_dp_count(user_id, 1.0) FROM people GROUP BY 1"; do
     refused_uncharged h "$q"
     check_not_charged "h. $q"
 done
