@@ -57,9 +57,10 @@
 #include "keymemo.h"
 #include "usertable.h"
 
-/* values held: sets of two, the one used last kept on a miss */
+/* values held: sets of two, the one used last kept on a miss (lookup's replacement is for two) */
 #define KEY_MEMO_SETS 512
 #define KEY_MEMO_WAYS 2
+StaticAssertDecl(KEY_MEMO_WAYS == 2, "the memo replaces the other of two entries");
 #define KEY_MEMO_ENTRIES (KEY_MEMO_SETS * KEY_MEMO_WAYS)
 /* the largest value of a type passed by reference that the memo holds */
 #define KEY_MEMO_VALUE_BYTES 32
