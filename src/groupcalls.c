@@ -409,12 +409,13 @@ forget_member(void *arg)
  * For the transition function of a uldp aggregate, on a row: when its
  * argument "user_arg" is a call of group_member, which computed it on this
  * row, the number of users that keep the row's group, so that the
- * aggregate's table of users can start at its full size; else -1.  An
- * aggregate that reads all the rows would grow its table to that size
- * anyway.  A parallel plan's partial aggregate gets half of it: each of its
- * two or more processes reads part of the rows, so part of the group's users
- * (most of them when their rows are spread over the table), and their
- * tables together start at most as large as the serial plan's ends.
+ * aggregate's table of users can grow at once to its full size when it
+ * first grows; else -1.  An aggregate that reads all the rows would grow its
+ * table to that size anyway.  A parallel plan's partial aggregate gets half
+ * of it: each of its two or more processes reads part of the rows, so part
+ * of the group's users (most of them when their rows are spread over the
+ * table), and their tables together grow at once to at most the size the
+ * serial plan's ends at.
  */
 int64
 uldp_group_member_users(FunctionCallInfo fcinfo, int user_arg)

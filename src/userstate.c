@@ -153,9 +153,10 @@ uldp_user_state_bytes_per_row(void)
 
 /*
  * The memory a state may hold whatever the rows: its table's first size (a
- * grouped release's table may start at its group's users, or half of them
- * in each process of a parallel plan, memory that the rows of those users
- * account for: every process's bound counts all the rows it could read).
+ * grouped release's table, when it first grows, may grow at once to its
+ * group's users, or half of them in each process of a parallel plan, memory
+ * that the rows of those users account for: every process's bound counts
+ * all the rows it could read).
  */
 double
 uldp_user_state_fixed_bytes(void)
@@ -368,7 +369,7 @@ transition_state(FunctionCallInfo fcinfo, int user_arg, bool epsilon_only)
 	UldpParams	params;
 	int16		typlen;
 	bool		typbyval;
-	int64		group_users;
+	UldpState  *state;
 
 	if (AggCheckCallContext(fcinfo, &aggcontext) != AGG_CONTEXT_AGGREGATE)
 		uldp_refuse_window(fcinfo);
@@ -377,10 +378,18 @@ transition_state(FunctionCallInfo fcinfo, int user_arg, bool epsilon_only)
 	else
 		uldp_params_from_args(fcinfo, user_arg + 1, &params);
 	get_typlenbyval(get_fn_expr_argtype(fcinfo->flinfo, user_arg), &typlen, &typbyval);
-	/* a group's table starts at the size its users, counted at registration, need */
-	group_users = uldp_group_member_users(fcinfo, user_arg);
-	return state_create(aggcontext, &params, typbyval, typlen, uldp_release_bounded(fcinfo),
-						(uint32) Min(Max(group_users, INITIAL_USERS), PG_INT32_MAX));
+	state = state_create(aggcontext, &params, typbyval, typlen, uldp_release_bounded(fcinfo),
+						 INITIAL_USERS);
+
+	/*
+	 * A group's table grows at once to the size its users, counted at
+	 * registration, need, but only when it first grows: a table that took
+	 * that memory on the group's first row would put a hashed GROUP BY past
+	 * its memory limit before it had met the other groups, and it would
+	 * write their rows to disk and read them again, group by group.
+	 */
+	uldp_user_table_expect(&state->table, uldp_group_member_users(fcinfo, user_arg));
+	return state;
 }
 
 /*

@@ -99,10 +99,25 @@ uldp_user_table_init(UldpUserTable *table, MemoryContext context,
 	table->check_growth = check_growth;
 	table->check_arg = check_arg;
 	table->npending = 0;
+	table->expected_users = 0;
 	if (check_growth)
 		check_growth(check_arg, expected_users / ULDP_HASH_FILLFACTOR);
 	table->users = users_create(context, expected_users, NULL);
 }
+
+/*
+ * Makes the table's first growth, if it has not grown yet, take it at once
+ * to room for "users" (no doubling and rehashing on the way), when that is
+ * more than a doubling would give.  The memory is taken when the table
+ * would grow anyway, not before: its owner may be asked for it then.
+ */
+void
+uldp_user_table_expect(UldpUserTable *table, int64 users)
+{
+	table->expected_users = Max(users, 0);
+}
+
+static void table_reserve(UldpUserTable *table, uint64 users);
 
 static void
 table_accumulate(UldpUserTable *table, uint64 id, uint32 hash, double sum,
@@ -111,9 +126,14 @@ table_accumulate(UldpUserTable *table, uint64 id, uint32 hash, double sum,
 	UldpUser   *user;
 	bool		found;
 
-	if (unlikely(table->users->members + 1 >= table->users->grow_threshold) &&
-		table->check_growth)
-		table->check_growth(table->check_arg, 2 * table->users->size);
+	if (unlikely(table->users->members + 1 >= table->users->grow_threshold))
+	{
+		if (table->expected_users > 2 * (uint64) table->users->grow_threshold)
+			table_reserve(table, table->expected_users);
+		else if (table->check_growth)
+			table->check_growth(table->check_arg, 2 * table->users->size);
+		table->expected_users = 0;
+	}
 	user = users_insert_hash(table->users, id, hash, &found);
 	if (!found)
 	{

@@ -64,6 +64,8 @@ typedef struct UldpUserTable
 	users_hash *users;
 	UldpTableGrowthCheck check_growth;	/* or NULL */
 	void	   *check_arg;
+	/* the users its first growth makes room for (uldp_user_table_expect) */
+	uint64		expected_users;
 	/* additions whose user entry is being prefetched */
 	int			npending;
 	struct
@@ -100,6 +102,7 @@ extern bool uldp_user_key(Datum id, bool byval, int16 typlen, uint64 *key);
 extern void uldp_user_table_init(UldpUserTable *table, MemoryContext context,
 								 uint32 expected_users,
 								 UldpTableGrowthCheck check_growth, void *check_arg);
+extern void uldp_user_table_expect(UldpUserTable *table, int64 users);
 extern void uldp_user_table_flush(UldpUserTable *table);
 extern char *uldp_user_table_write(UldpUserTable *table, char *cursor);
 extern const char *uldp_user_table_merge(UldpUserTable *table, const char *cursor,

@@ -165,8 +165,10 @@ first row is aggregated: doc/privacy.md), then keep every row whose (user, group
 registration did not drop (no lookup at all when no user has more than k groups, as here) and read
 each group's count of users for partition selection from the registry. Registration records a
 user's groups by number (a user's pseudorandom values are computed only once it has more than k
-groups), and each group's table of users starts at the size registration counted (half of it in
-each process of a parallel plan). A key computed
+groups), and each group's table of users grows at once to the size registration counted (half of
+it in each process of a parallel plan) when it first grows: a table that took that memory on its
+group's first row put PostgreSQL's hashed GROUP BY past \`work_mem\` before it had met the other
+groups, and it wrote their rows to disk and read them again (7 batches, 327 MB, at 1M users). A key computed
 on one column, as date_trunc('month', d) is, is computed once per distinct value of the column in
 each reading (a memo of 1024 values), where PostgreSQL computes it on every row. Both readings
 run in parallel when PostgreSQL plans them so (the registration's partial registries merge in the
