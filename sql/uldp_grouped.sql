@@ -234,6 +234,29 @@ SELECT segment, user_dp_count(customer_id, 1.0) FROM grouped_orders WHERE segmen
 RESET SESSION AUTHORIZATION;
 SELECT uldp.set_public_groups('grouped_orders', 'segment', NULL::int[]);
 
+-- a group's table grows to its registered size when it first grows, not on the group's first
+-- row: with three groups of 10000 users each (tables of 393 kB) and a work_mem of 64 kB, the
+-- hashed GROUP BY meets every group before its memory passes the limit and writes no row to
+-- disk (one batch); tables presized on their first row made it spill the third group's rows
+CREATE TABLE grouped_spill AS SELECT i % 30000 AS user_id, i % 3 AS g, 1.0::float8 AS x
+	FROM generate_series(1, 60000) i;
+ANALYZE grouped_spill;
+CREATE FUNCTION pg_temp.hashagg_batches(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	plan json;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || query INTO plan;
+	RETURN (plan -> 0 -> 'Plan' ->> 'Strategy') || ', batches: ' ||
+		(plan -> 0 -> 'Plan' ->> 'HashAgg Batches');
+END $$;
+SELECT uldp.set_budget(current_user::regrole, 1000, 1e-3);
+SET work_mem = '64kB'; SET enable_sort = off; SET max_parallel_workers_per_gather = 0;
+SET uldp.max_groups_per_user = 2;
+SELECT pg_temp.hashagg_batches('SELECT g, user_dp_mean(x, user_id, 1.0, 0, 1) FROM grouped_spill GROUP BY g');
+RESET work_mem; RESET enable_sort; RESET max_parallel_workers_per_gather; RESET uldp.max_groups_per_user;
+DELETE FROM uldp.budget_data WHERE role = current_user;
+DROP TABLE grouped_spill;
+
 SELECT uldp.unprotect_table('grouped_orders');
 DROP TABLE grouped_orders;
 DROP TABLE grouped_products;
