@@ -108,16 +108,28 @@ uldp_user_table_init(UldpUserTable *table, MemoryContext context,
 /*
  * Makes the table's first growth, if it has not grown yet, take it at once
  * to room for "users" (no doubling and rehashing on the way), when that is
- * more than a doubling would give.  The memory is taken when the table
- * would grow anyway, not before: its owner may be asked for it then.
+ * more than a doubling would give (at most PG_INT32_MAX users, as a table
+ * created for its users was).  The memory is taken when the table would
+ * grow anyway, not before: its owner may be asked for it then.
  */
 void
 uldp_user_table_expect(UldpUserTable *table, int64 users)
 {
-	table->expected_users = Max(users, 0);
+	table->expected_users = Min(Max(users, 0), PG_INT32_MAX);
 }
 
-static void table_reserve(UldpUserTable *table, uint64 users);
+/* Grows the table at once to room for "users", if it has less. */
+static void
+table_reserve(UldpUserTable *table, uint64 users)
+{
+	uint64		size_needed = (uint64) (users / ULDP_HASH_FILLFACTOR) + 1;
+
+	if (size_needed <= table->users->size)
+		return;
+	if (table->check_growth)
+		table->check_growth(table->check_arg, pg_nextpower2_64(size_needed));
+	users_grow(table->users, size_needed);
+}
 
 static void
 table_accumulate(UldpUserTable *table, uint64 id, uint32 hash, double sum,
@@ -151,19 +163,6 @@ uldp_user_table_flush(UldpUserTable *table)
 		table_accumulate(table, table->pending[i].id, table->pending[i].hash,
 						 table->pending[i].sum, table->pending[i].count);
 	table->npending = 0;
-}
-
-/* Grows the table at once to room for "users", if it has less. */
-static void
-table_reserve(UldpUserTable *table, uint64 users)
-{
-	uint64		size_needed = (uint64) (users / ULDP_HASH_FILLFACTOR) + 1;
-
-	if (size_needed <= table->users->size)
-		return;
-	if (table->check_growth)
-		table->check_growth(table->check_arg, pg_nextpower2_64(size_needed));
-	users_grow(table->users, size_needed);
 }
 
 /*
