@@ -177,8 +177,8 @@ aggregation's workers); PostgreSQL's own GROUP BY reads once.
 The ungrouped rows are the same engine as doc/benchmark.md's.
 
 On these machines (virtual, 2 cores) memory that the kernel has not handed out recently is
-backed by the host only when first touched, at 0.07-0.24 GB/s, against 7-9 GB/s for memory
-freed moments before (measured by allocating and zeroing 288 MB twice in one process). A
+backed by the host only when first touched, at 0.07-1.45 GB/s, against 7-9 GB/s for memory
+freed moments before (allocating and zeroing 288 MB to 16 GB, several times in one process). A
 release's tables of users, its registry and its partial states are such memory: in a profile
 of the serial months GROUP BY (perf, 10M rows), the kernel zeroing pages on first touch
 (clear_page_erms) took a third of the backend's time, for its 12 tables of 24 MB and its
