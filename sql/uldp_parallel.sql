@@ -91,6 +91,26 @@ SELECT count(*) FILTER (WHERE plan LIKE '%Gather%') > 0 AS memoized_parallel,
 FROM (SELECT * FROM pg_temp.plan_lines(:'memoized')) p(plan);
 SET uldp.test_seed = 7;
 SELECT (:memoized) = :'serial_memoized' AS parallel_memoized_equal;
+-- partitionwise, in one process: a partial registry per partition, both
+-- handed over within the process; the registry takes over the first and
+-- merges the other, serialized, as the serial registration would have
+-- registered their rows
+CREATE TABLE big_parts (user_id int, x float8) PARTITION BY HASH (user_id);
+CREATE TABLE big_parts_0 PARTITION OF big_parts FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE big_parts_1 PARTITION OF big_parts FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+INSERT INTO big_parts SELECT user_id, x FROM big;
+ANALYZE big_parts;
+\set parted 'SELECT string_agg(g || '' '' || c || '' '' || round(m::numeric, 6), '', '' ORDER BY g) FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 1.0) AS c, user_dp_mean(x, user_id, 1.0, 0, 100) AS m FROM big_parts GROUP BY 1) s'
+SET enable_hashagg = off;
+SET max_parallel_workers_per_gather = 0;
+SET uldp.test_seed = 8;
+SELECT (:parted) AS serial_parted \gset
+SET enable_partitionwise_aggregate = on;
+SELECT count(*) FILTER (WHERE plan LIKE '%Partial Aggregate%') >= 2 AS partial_registries
+FROM (SELECT * FROM pg_temp.plan_lines(:'parted')) p(plan);
+SET uldp.test_seed = 8;
+SELECT (:parted) = :'serial_parted' AS partitionwise_equal;
+DROP TABLE big_parts;
 RESET ALL;
 
 -- the merges of shards' parts (doc/scale-out.md): per-user states,

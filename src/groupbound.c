@@ -13,10 +13,11 @@
  * itself, in parallel workers through its snapshot, which then holds the
  * key, the dropped values and each group's count of users.  In a parallel
  * registration every process records its rows into a partial registry
- * under the registry's key, and the leader merges them into the registry:
- * a user's k smallest values are the k smallest of its partial k smallest,
- * and a value a process dropped had k smaller ones of the same user there,
- * so it is dropped in the merge too.
+ * under the registry's key, and the leader merges them into the registry
+ * once all are in, taking its own over as it is (uldp_group_bound_hand_over)
+ * and adding the workers' to it: a user's k smallest values are the k
+ * smallest of its partial k smallest, and a value a process dropped had k
+ * smaller ones of the same user there, so it is dropped in the merge too.
  *
  * Which groups a user keeps: a keyed pseudorandom function (SipHash-2-4,
  * with a key drawn from uldp's random source for every run) gives each
@@ -125,7 +126,10 @@ ULDP_TABLE_ALLOCATOR(dropped_values)
 /* pairs buffered while their user's bucket is prefetched */
 #define PENDING_PAIRS 8
 /* users the rows have room for at first */
-#define INITIAL_ROWS 1024
+#define INITIAL_ROWS_BITS 10
+#define INITIAL_ROWS (1 << INITIAL_ROWS_BITS)
+/* chunks of rows: the first INITIAL_ROWS, then each as many as all before */
+#define ROW_CHUNKS (32 - INITIAL_ROWS_BITS + 1)
 /* rows, and so the hot part of every row, start on cache lines */
 #define CACHE_LINE 64
 
@@ -143,10 +147,12 @@ struct UldpGroupBound
 	 * most k), the number of its values (0: none yet; see user_values), and
 	 * k group numbers, the first n set.  The stride is a power of two of at
 	 * most a cache line, or whole cache lines, so that a row of up to 14
-	 * groups is one cache line.
+	 * groups is one cache line.  The rows are in chunks that double (see
+	 * user_row): more rows take a new chunk, and the rows in use are never
+	 * copied, so no more memory is touched than they fill.
 	 */
-	uint32	   *rows;
-	void	   *rows_allocation;	/* "rows", before it was aligned */
+	uint32	   *row_chunks[ROW_CHUNKS];
+	int			nchunks;
 	Size		row_stride;
 	Size		nrows;			/* rows in use */
 	Size		rows_capacity;	/* rows allocated */
@@ -178,12 +184,21 @@ struct UldpGroupBound
 	bool		for_workers;	/* parallel workers read it: snapshot in full */
 	bytea	   *snapshot;		/* once complete: group_registered's result */
 	uint64		key[2];			/* of the pseudorandom function */
+	/* a registry: partial registries received, merged when it completes */
+	List	   *received;
+	/* a partial registry handed over in this process: its handle, or 0 */
+	int64		handle;
+	/* in "bounds" (a registry) or "handed_over" (a partial registry) */
 	UldpGroupBound *next;
 };
 
 /* every prepared grouped release of this backend, newest first */
 static UldpGroupBound *bounds = NULL;
 static int64 last_slot = 0;
+
+/* the partial registries handed over in this backend (uldp_group_bound_hand_over) */
+static UldpGroupBound *handed_over = NULL;
+static int64 last_handle = 0;
 
 /* A slot for a grouped release being planned. */
 int64
@@ -229,7 +244,8 @@ row_stride(int groups_per_user)
  * Worst-case memory per row read: a row may bring a new user, its entry
  * (with the hash table's slack: up to twice the entries over the fill
  * factor, just after a doubling) and, for k > 1, its row (up to twice the
- * rows in use, and while the rows double, the old ones too) and k values
+ * rows in use, the last chunk holding as many as all before it; counted
+ * three times, a margin for the first chunk's INITIAL_ROWS) and k values
  * for every k + 1 rows (as many again, and the old ones); a new group name
  * with its count of users; and a dropped value.
  */
@@ -254,15 +270,25 @@ uldp_group_bound_snapshot_bytes_per_row(void)
 	return sizeof(uint64) + sizeof(uint64) + sizeof(int64);
 }
 
+/*
+ * Takes "bound" out of the list "list" if it is in it; only compares the
+ * others with it, since it may have been freed.
+ */
 static void
-forget_bound(void *arg)
+unlink_bound(UldpGroupBound **list, UldpGroupBound *bound)
 {
-	UldpGroupBound **link = &bounds;
+	UldpGroupBound **link = list;
 
-	while (*link != NULL && *link != (UldpGroupBound *) arg)
+	while (*link != NULL && *link != bound)
 		link = &(*link)->next;
 	if (*link != NULL)
 		*link = (*link)->next;
+}
+
+static void
+forget_bound(void *arg)
+{
+	unlink_bound(&bounds, (UldpGroupBound *) arg);
 }
 
 /*
@@ -410,11 +436,24 @@ sorted_find(const char *array, int64 n, Size stride, uint64 value)
 	return element == value ? low : -1;
 }
 
-/* A user's row (k > 1): see UldpGroupBound.rows. */
+/*
+ * The first row of chunk "chunk": chunk 0 holds INITIAL_ROWS rows, chunk
+ * c > 0 the INITIAL_ROWS << (c - 1) rows from INITIAL_ROWS << (c - 1).
+ */
+static inline Size
+chunk_first_row(int chunk)
+{
+	return chunk == 0 ? 0 : (Size) INITIAL_ROWS << (chunk - 1);
+}
+
+/* A user's row (k > 1): see UldpGroupBound.row_chunks. */
 static inline uint32 *
 user_row(const UldpGroupBound *bound, uint32 row)
 {
-	return bound->rows + (Size) row * bound->row_stride;
+	int			chunk = row < INITIAL_ROWS ? 0 :
+		pg_leftmost_one_pos32(row >> INITIAL_ROWS_BITS) + 1;
+
+	return bound->row_chunks[chunk] + (row - chunk_first_row(chunk)) * bound->row_stride;
 }
 
 #define ROW_GROUPS(row) ((row) + 2)
@@ -433,19 +472,13 @@ new_row(UldpGroupBound *bound)
 {
 	if (bound->nrows == bound->rows_capacity)
 	{
-		Size		capacity = Max(bound->rows_capacity * 2, INITIAL_ROWS);
-		void	   *allocation = MemoryContextAllocHuge(bound->context,
-														capacity * bound->row_stride *
-														sizeof(uint32) + CACHE_LINE);
-		uint32	   *rows = (uint32 *) TYPEALIGN(CACHE_LINE, allocation);
+		int			chunk = bound->nchunks++;
+		Size		rows = chunk == 0 ? INITIAL_ROWS : chunk_first_row(chunk);
+		char	   *allocation = uldp_alloc_pages(bound->context, rows * bound->row_stride *
+												  sizeof(uint32) + CACHE_LINE);
 
-		if (bound->nrows > 0)
-			memcpy(rows, bound->rows, bound->nrows * bound->row_stride * sizeof(uint32));
-		if (bound->rows_allocation != NULL)
-			pfree(bound->rows_allocation);
-		bound->rows = rows;
-		bound->rows_allocation = allocation;
-		bound->rows_capacity = capacity;
+		bound->row_chunks[chunk] = (uint32 *) TYPEALIGN(CACHE_LINE, allocation);
+		bound->rows_capacity += rows;
 	}
 	user_row(bound, bound->nrows)[0] = 0;
 	user_row(bound, bound->nrows)[1] = 0;
@@ -896,25 +929,6 @@ build_snapshot(UldpGroupBound *bound)
 }
 
 /*
- * Completes a registry (every row was registered): counts the users of every
- * group; returns its snapshot.
- */
-bytea *
-uldp_group_bound_complete(UldpGroupBound *bound)
-{
-	if (!bound->complete)
-	{
-		/* the buffered pairs, then the pairs that this defers */
-		register_flush(bound);
-		register_flush(bound);
-		count_group_users(bound);
-		bound->complete = true;
-		bound->snapshot = build_snapshot(bound);
-	}
-	return bound->snapshot;
-}
-
-/*
  * A partial registry of a parallel plan's registration: one process's rows,
  * with the registry's key (which the leader passes to the workers), to be
  * merged into the registry by registry_combinefn.
@@ -1146,8 +1160,8 @@ merge_users(UldpGroupBound *bound, MergedUser *batch, int count)
  * process dropped had k smaller ones of the same user there, which reach
  * "bound" too).
  */
-void
-uldp_group_bound_merge(UldpGroupBound *bound, const bytea *serialized)
+static void
+merge_serialized(UldpGroupBound *bound, const bytea *serialized)
 {
 	const char *cursor = VARDATA_ANY(serialized);
 	const char *end = cursor + VARSIZE_ANY_EXHDR(serialized);
@@ -1156,8 +1170,6 @@ uldp_group_bound_merge(UldpGroupBound *bound, const bytea *serialized)
 	uint32	   *groups;
 	int			k = bound->groups_per_user;
 
-	if (bound->complete)
-		elog(ERROR, "uldp merged a partial registry of groups after its registration completed");
 	take(&cursor, end, &header, sizeof(header));
 	if (header.magic != PARTIAL_MAGIC || header.version != PARTIAL_VERSION ||
 		header.groups_per_user != k || header.nusers < 0 || header.ndropped < 0)
@@ -1230,6 +1242,205 @@ uldp_group_bound_merge(UldpGroupBound *bound, const bytea *serialized)
 	if (cursor != end)
 		partial_invalid();
 	pfree(numbers);
+}
+
+/*
+ * A partial registry handed over within its process (the leader's own
+ * partial aggregation passes its registry so to the final aggregation): a
+ * handle that names it among "handed_over", for as long as its memory
+ * lasts.  The value names it only: it holds no key.
+ */
+typedef struct HandleValue
+{
+	uint32		magic;			/* HANDLE_MAGIC */
+	uint16		version;		/* HANDLE_VERSION */
+	uint16		unused;
+	int64		handle;
+} HandleValue;
+
+#define HANDLE_MAGIC 0x554c4831	/* "ULH1" */
+#define HANDLE_VERSION 1
+
+/* A handed-over partial registry's memory goes: its handle names nothing. */
+static void
+forget_handle(void *arg)
+{
+	int64		handle = *(int64 *) arg;
+	UldpGroupBound **link = &handed_over;
+
+	while (*link != NULL && (*link)->handle != handle)
+		link = &(*link)->next;
+	if (*link != NULL)
+		*link = (*link)->next;
+}
+
+/*
+ * A partial registry as the final aggregation of its own process receives
+ * it: its handle, instead of its serialized form.  The registry that
+ * receives it takes it over as its own (uldp_group_bound_complete), where
+ * a serialized one is copied in user by user.
+ */
+bytea *
+uldp_group_bound_hand_over(UldpGroupBound *bound)
+{
+	HandleValue value;
+	bytea	   *result = palloc(VARHDRSZ + sizeof(value));
+
+	if (bound->handle == 0)
+	{
+		MemoryContextCallback *callback = MemoryContextAlloc(bound->context,
+															 sizeof(MemoryContextCallback));
+		int64	   *handle = MemoryContextAlloc(bound->context, sizeof(int64));
+
+		*handle = bound->handle = ++last_handle;
+		bound->next = handed_over;
+		handed_over = bound;
+		callback->func = forget_handle;
+		callback->arg = handle;
+		MemoryContextRegisterResetCallback(bound->context, callback);
+	}
+	memset(&value, 0, sizeof(value));
+	value.magic = HANDLE_MAGIC;
+	value.version = HANDLE_VERSION;
+	value.handle = bound->handle;
+	SET_VARSIZE(result, VARHDRSZ + sizeof(value));
+	memcpy(VARDATA(result), &value, sizeof(value));
+	return result;
+}
+
+/*
+ * The handed-over partial registry that a received value names, or NULL if
+ * the value is a serialized one.
+ */
+static UldpGroupBound *
+handed_over_partial(const bytea *received)
+{
+	HandleValue value;
+
+	if (VARSIZE_ANY_EXHDR(received) != sizeof(value))
+		return NULL;
+	memcpy(&value, VARDATA_ANY(received), sizeof(value));
+	if (value.magic != HANDLE_MAGIC || value.version != HANDLE_VERSION)
+		return NULL;
+	for (UldpGroupBound *partial = handed_over; partial != NULL; partial = partial->next)
+		if (partial->handle == value.handle)
+			return partial;
+	elog(ERROR, "uldp received a partial registry of groups that is gone");
+	return NULL;
+}
+
+/*
+ * Takes a handed-over partial registry as the registry's own content: the
+ * registry has received nothing yet, so its users, groups and dropped values
+ * are exactly the partial's, and its memory becomes the registry's.
+ */
+static void
+adopt(UldpGroupBound *bound, UldpGroupBound *partial)
+{
+	if (partial->groups_per_user != bound->groups_per_user ||
+		memcmp(partial->key, bound->key, sizeof(bound->key)) != 0)
+		partial_invalid();
+	register_flush(partial);
+	register_flush(partial);
+	bound_users_destroy(bound->users);
+	dropped_values_destroy(bound->dropped);
+	bound->users = partial->users;
+	bound->names = partial->names;
+	bound->dropped = partial->dropped;
+	memcpy(bound->row_chunks, partial->row_chunks, sizeof(bound->row_chunks));
+	bound->nchunks = partial->nchunks;
+	bound->nrows = partial->nrows;
+	bound->rows_capacity = partial->rows_capacity;
+	bound->values = partial->values;
+	bound->nvalues = partial->nvalues;
+	bound->values_capacity = partial->values_capacity;
+	forget_handle(&partial->handle);
+	MemoryContextSetParent(partial->context, bound->context);
+}
+
+/*
+ * Keeps a partial registry received by the final aggregation (serialized,
+ * or a handle), which "bound" now owns: it is merged when the registration
+ * completes, after all are received, so that a handed-over one can be taken
+ * over whatever the order they arrive in.
+ */
+void
+uldp_group_bound_receive(UldpGroupBound *bound, bytea *received)
+{
+	MemoryContext old_context;
+
+	if (bound->complete)
+		elog(ERROR, "uldp received a partial registry of groups after its registration completed");
+	old_context = MemoryContextSwitchTo(bound->context);
+	bound->received = lappend(bound->received, received);
+	MemoryContextSwitchTo(old_context);
+}
+
+/*
+ * Merges the received partial registries: the first handed-over one is
+ * taken over, then the others are merged into it (a handed-over one
+ * serialized first).
+ */
+static void
+merge_received(UldpGroupBound *bound)
+{
+	ListCell   *cell;
+	bytea	   *adopted = NULL;
+
+	foreach(cell, bound->received)
+	{
+		UldpGroupBound *partial = handed_over_partial(lfirst(cell));
+
+		if (partial != NULL)
+		{
+			adopt(bound, partial);
+			adopted = lfirst(cell);
+			break;
+		}
+	}
+	foreach(cell, bound->received)
+	{
+		bytea	   *received = lfirst(cell);
+		UldpGroupBound *partial;
+
+		if (received == adopted)
+			continue;
+		partial = handed_over_partial(received);
+		if (partial == NULL)
+			merge_serialized(bound, received);
+		else
+		{
+			bytea	   *serialized = uldp_group_bound_serialize(partial);
+
+			merge_serialized(bound, serialized);
+			pfree(serialized);
+		}
+	}
+	foreach(cell, bound->received)
+		pfree(lfirst(cell));
+	list_free(bound->received);
+	bound->received = NIL;
+}
+
+/*
+ * Completes a registry (every row was registered, or every partial registry
+ * received): merges what it received, counts the users of every group;
+ * returns its snapshot.
+ */
+bytea *
+uldp_group_bound_complete(UldpGroupBound *bound)
+{
+	if (!bound->complete)
+	{
+		merge_received(bound);
+		/* the buffered pairs, then the pairs that this defers */
+		register_flush(bound);
+		register_flush(bound);
+		count_group_users(bound);
+		bound->complete = true;
+		bound->snapshot = build_snapshot(bound);
+	}
+	return bound->snapshot;
 }
 
 /*

@@ -634,10 +634,18 @@ uldp_registry_transfn(PG_FUNCTION_ARGS)
 
 PG_FUNCTION_INFO_V1(uldp_registry_serialfn);
 
+/*
+ * A worker's partial registry, serialized; the leader's, whose final
+ * aggregation runs in the leader too, handed over (uldp_group_bound_hand_over).
+ */
 Datum
 uldp_registry_serialfn(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BYTEA_P(uldp_group_bound_serialize((UldpGroupBound *) PG_GETARG_POINTER(0)));
+	UldpGroupBound *bound = (UldpGroupBound *) PG_GETARG_POINTER(0);
+
+	if (IsParallelWorker())
+		PG_RETURN_BYTEA_P(uldp_group_bound_serialize(bound));
+	PG_RETURN_BYTEA_P(uldp_group_bound_hand_over(bound));
 }
 
 PG_FUNCTION_INFO_V1(uldp_registry_deserialfn);
@@ -660,8 +668,9 @@ uldp_registry_deserialfn(PG_FUNCTION_ARGS)
 PG_FUNCTION_INFO_V1(uldp_registry_combinefn);
 
 /*
- * Merges a deserialized partial registry into the slot's registry, which
- * is the combined state (the final aggregation runs in the leader).
+ * Gives a deserialized partial registry to the slot's registry, which is
+ * the combined state (the final aggregation runs in the leader) and merges
+ * them when it completes.
  */
 Datum
 uldp_registry_combinefn(PG_FUNCTION_ARGS)
@@ -673,10 +682,7 @@ uldp_registry_combinefn(PG_FUNCTION_ARGS)
 		elog(ERROR, "uldp.group_registry called in a non-aggregate context");
 	bound = PG_ARGISNULL(0) ? call_registry(fcinfo) : (UldpGroupBound *) PG_GETARG_POINTER(0);
 	if (!PG_ARGISNULL(1))
-	{
-		uldp_group_bound_merge(bound, (bytea *) PG_GETARG_POINTER(1));
-		pfree(PG_GETARG_POINTER(1));
-	}
+		uldp_group_bound_receive(bound, (bytea *) PG_GETARG_POINTER(1));
 	PG_RETURN_POINTER(bound);
 }
 

@@ -486,9 +486,11 @@ prepare_grouping(AggState *aggstate, ReleaseNode *node, Oid extension)
  * charge.  Its registry is counted with its release; a parallel
  * registration's memory is counted here: in each process that aggregates
  * partially, its partial registry and that registry serialized, and in the
- * leader, which merges them one at a time, a serialized partial registry as
- * received and as copied.  One that could not be passed from a worker is
- * refused before reading.
+ * leader, which keeps the partial registries it receives until all are in,
+ * their copies (each row in one of them) and the one being received; its
+ * own partial registry, which the registry takes over instead of receiving
+ * it serialized, is counted as any process's.  One that could not be passed from a worker is refused before
+ * reading.
  */
 static void
 prepare_registration(AggState *aggstate, PrepareContext *context, int k, List *key_types)

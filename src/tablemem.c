@@ -1,11 +1,12 @@
 /*-------------------------------------------------------------------------
  *
  * tablemem.c
- *	  Memory for the entries of the per-user hash tables.
+ *	  Memory for the entries of the per-user hash tables, and for the rows
+ *	  of a grouped release's registry (groupbound.c).
  *
  * Once a table of users outgrows the CPU caches, each row's lookup costs a
- * cache miss, and with 4 kB pages a TLB miss as well.  A table of more than
- * a few megabytes therefore asks for transparent huge pages, where the
+ * cache miss, and with 4 kB pages a TLB miss as well.  An allocation of
+ * more than a few megabytes therefore asks for transparent huge pages, where the
  * kernel grants them on request (transparent_hugepage = madvise, Debian's
  * default): the lookups then stay within the TLB's reach, and the table is
  * faulted in 2 MB at a time instead of 4 kB.  This changes only how the
@@ -23,9 +24,12 @@
 /* the size of a transparent huge page with 4 kB pages (x86-64, arm64) */
 #define HUGE_PAGE_BYTES ((uintptr_t) 2 * 1024 * 1024)
 
-/* Zeroed memory for "size" bytes of table entries in "context". */
+/*
+ * "size" bytes in "context", on transparent huge pages where the kernel
+ * grants them, not zeroed: pages not yet touched cost nothing.
+ */
 void *
-uldp_alloc_table(MemoryContext context, Size size)
+uldp_alloc_pages(MemoryContext context, Size size)
 {
 	char	   *data = MemoryContextAllocExtended(context, size, MCXT_ALLOC_HUGE);
 
@@ -39,7 +43,13 @@ uldp_alloc_table(MemoryContext context, Size size)
 		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
 	}
 #endif
-	/* zeroed after the advice, so that the first touch maps huge pages */
-	memset(data, 0, size);
 	return data;
+}
+
+/* Zeroed memory for "size" bytes of table entries in "context". */
+void *
+uldp_alloc_table(MemoryContext context, Size size)
+{
+	/* zeroed after the advice, so that the first touch maps huge pages */
+	return memset(uldp_alloc_pages(context, size), 0, size);
 }

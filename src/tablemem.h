@@ -1,13 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * tablemem.h
- *	  Memory for the entries of the per-user hash tables (simplehash).
+ *	  Memory for the entries of the per-user hash tables (simplehash), and
+ *	  other large arrays read at random.
  *
  *-------------------------------------------------------------------------
  */
 #ifndef ULDP_TABLEMEM_H
 #define ULDP_TABLEMEM_H
 
+extern void *uldp_alloc_pages(MemoryContext context, Size size);
 extern void *uldp_alloc_table(MemoryContext context, Size size);
 
 /*
