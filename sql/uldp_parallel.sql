@@ -38,6 +38,16 @@ SELECT user_dp_sum_ci(x, user_id, 1.0, 0, 5000)::text = :'serial_sum_ci' AS para
 -- a boolean mean has the bounds [0, 1] in the parallel plan too
 SET uldp.test_seed = 5;
 SELECT user_dp_mean_ci(x > 50, user_id, 1.0)::text = :'serial_flag' AS parallel_flag_equal FROM big;
+-- with the leader aggregating too, its partial state is handed over to its
+-- final aggregation, not serialized (src/handover.c)
+SET parallel_leader_participation = on;
+SET uldp.test_seed = 5;
+SELECT user_dp_mean(x, user_id, 1.0, 0, 100, 2) = :serial_int AS leader_int_equal FROM big;
+SET uldp.test_seed = 5;
+SELECT user_dp_mean(x, user_name, 1.0, 0, 100) = :serial_text AS leader_text_equal FROM big;
+SET uldp.test_seed = 5;
+SELECT user_dp_range(x, user_id, 1.0)::text = :'serial_range' AS leader_range_equal FROM big;
+SET parallel_leader_participation = off;
 
 -- an empty parallel scan
 SELECT user_dp_mean(x, user_id, 1.0, 0, 100) IS NOT NULL AS empty_parallel FROM big WHERE x < 0;
@@ -111,6 +121,42 @@ FROM (SELECT * FROM pg_temp.plan_lines(:'parted')) p(plan);
 SET uldp.test_seed = 8;
 SELECT (:parted) = :'serial_parted' AS partitionwise_equal;
 DROP TABLE big_parts;
+RESET ALL;
+
+-- the leader's partial states of a hashed grouped aggregation are handed
+-- over to its final aggregation (src/handover.c): with both aggregations
+-- hashed, the groups draw their noise in the serial plan's order and the
+-- releases are the serial ones
+CREATE FUNCTION pg_temp.run_lines(query text) RETURNS SETOF text LANGUAGE plpgsql
+	AS $$ BEGIN RETURN QUERY EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query; END $$;
+SET uldp.max_groups_per_user = 2;
+SET enable_sort = off;
+SET max_parallel_workers_per_gather = 0;
+SET uldp.test_seed = 9;
+SELECT (:grouped) AS serial_hashed \gset
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT count(*) FILTER (WHERE plan LIKE '%Partial HashAggregate%') = 1 AS hashed_partial
+FROM (SELECT * FROM pg_temp.plan_lines(:'grouped')) p(plan);
+SET uldp.test_seed = 9;
+SELECT (:grouped) = :'serial_hashed' AS hashed_equal;
+-- unless it spilled: it frees a batch's states when it loads the next, so
+-- they are serialized.  The final aggregation spills too, and its groups
+-- draw their noise in another order: counts at epsilon 50 are exact to their
+-- rounding whatever the order (noise of scale 2 / 50)
+\set counts 'SELECT string_agg(g || '' '' || round(c), '', '' ORDER BY g) FROM (SELECT (user_id + x::int) % 7 AS g, user_dp_count(user_id, 50) AS c FROM big GROUP BY 1) s'
+SET max_parallel_workers_per_gather = 0;
+SET uldp.test_seed = 9;
+SELECT (:counts) AS serial_counts \gset
+SET max_parallel_workers_per_gather = 2;
+SET work_mem = '64kB';
+WITH plan AS MATERIALIZED (SELECT * FROM pg_temp.run_lines(:'counts') WITH ORDINALITY p(line, n))
+SELECT bool_or(b.line ~ '^ +Batches: [2-9]') AS leader_spilled
+FROM plan a JOIN plan b ON b.n IN (a.n + 1, a.n + 2) WHERE a.line LIKE '%Partial HashAggregate%';
+SET uldp.test_seed = 9;
+SELECT (:counts) = :'serial_counts' AS spilled_counts_equal;
 RESET ALL;
 
 -- the merges of shards' parts (doc/scale-out.md): per-user states,

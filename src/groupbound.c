@@ -58,6 +58,7 @@
 
 #include "groupbound.h"
 #include "groupnames.h"
+#include "handover.h"
 #include "radixsort.h"
 #include "random.h"
 #include "siphash.h"
@@ -152,6 +153,7 @@ struct UldpGroupBound
 	 * copied, so no more memory is touched than they fill.
 	 */
 	uint32	   *row_chunks[ROW_CHUNKS];
+	void	   *row_allocations[ROW_CHUNKS];	/* each chunk before it was aligned */
 	int			nchunks;
 	Size		row_stride;
 	Size		nrows;			/* rows in use */
@@ -186,19 +188,12 @@ struct UldpGroupBound
 	uint64		key[2];			/* of the pseudorandom function */
 	/* a registry: partial registries received, merged when it completes */
 	List	   *received;
-	/* a partial registry handed over in this process: its handle, or 0 */
-	int64		handle;
-	/* in "bounds" (a registry) or "handed_over" (a partial registry) */
-	UldpGroupBound *next;
+	UldpGroupBound *next;		/* in "bounds" */
 };
 
 /* every prepared grouped release of this backend, newest first */
 static UldpGroupBound *bounds = NULL;
 static int64 last_slot = 0;
-
-/* the partial registries handed over in this backend (uldp_group_bound_hand_over) */
-static UldpGroupBound *handed_over = NULL;
-static int64 last_handle = 0;
 
 /* A slot for a grouped release being planned. */
 int64
@@ -270,25 +265,15 @@ uldp_group_bound_snapshot_bytes_per_row(void)
 	return sizeof(uint64) + sizeof(uint64) + sizeof(int64);
 }
 
-/*
- * Takes "bound" out of the list "list" if it is in it; only compares the
- * others with it, since it may have been freed.
- */
-static void
-unlink_bound(UldpGroupBound **list, UldpGroupBound *bound)
-{
-	UldpGroupBound **link = list;
-
-	while (*link != NULL && *link != bound)
-		link = &(*link)->next;
-	if (*link != NULL)
-		*link = (*link)->next;
-}
-
 static void
 forget_bound(void *arg)
 {
-	unlink_bound(&bounds, (UldpGroupBound *) arg);
+	UldpGroupBound **link = &bounds;
+
+	while (*link != NULL && *link != (UldpGroupBound *) arg)
+		link = &(*link)->next;
+	if (*link != NULL)
+		*link = (*link)->next;
 }
 
 /*
@@ -477,6 +462,7 @@ new_row(UldpGroupBound *bound)
 		char	   *allocation = uldp_alloc_pages(bound->context, rows * bound->row_stride *
 												  sizeof(uint32) + CACHE_LINE);
 
+		bound->row_allocations[chunk] = allocation;
 		bound->row_chunks[chunk] = (uint32 *) TYPEALIGN(CACHE_LINE, allocation);
 		bound->rows_capacity += rows;
 	}
@@ -1245,88 +1231,15 @@ merge_serialized(UldpGroupBound *bound, const bytea *serialized)
 }
 
 /*
- * A partial registry handed over within its process (the leader's own
- * partial aggregation passes its registry so to the final aggregation): a
- * handle that names it among "handed_over", for as long as its memory
- * lasts.  The value names it only: it holds no key.
- */
-typedef struct HandleValue
-{
-	uint32		magic;			/* HANDLE_MAGIC */
-	uint16		version;		/* HANDLE_VERSION */
-	uint16		unused;
-	int64		handle;
-} HandleValue;
-
-#define HANDLE_MAGIC 0x554c4831	/* "ULH1" */
-#define HANDLE_VERSION 1
-
-/* A handed-over partial registry's memory goes: its handle names nothing. */
-static void
-forget_handle(void *arg)
-{
-	int64		handle = *(int64 *) arg;
-	UldpGroupBound **link = &handed_over;
-
-	while (*link != NULL && (*link)->handle != handle)
-		link = &(*link)->next;
-	if (*link != NULL)
-		*link = (*link)->next;
-}
-
-/*
- * A partial registry as the final aggregation of its own process receives
- * it: its handle, instead of its serialized form.  The registry that
- * receives it takes it over as its own (uldp_group_bound_complete), where
- * a serialized one is copied in user by user.
+ * A partial registry for the final aggregation of its own process: a
+ * handle (handover.c).  The registry that receives it takes it over as its
+ * own content (uldp_group_bound_complete), where a serialized one is added
+ * user by user.
  */
 bytea *
 uldp_group_bound_hand_over(UldpGroupBound *bound)
 {
-	HandleValue value;
-	bytea	   *result = palloc(VARHDRSZ + sizeof(value));
-
-	if (bound->handle == 0)
-	{
-		MemoryContextCallback *callback = MemoryContextAlloc(bound->context,
-															 sizeof(MemoryContextCallback));
-		int64	   *handle = MemoryContextAlloc(bound->context, sizeof(int64));
-
-		*handle = bound->handle = ++last_handle;
-		bound->next = handed_over;
-		handed_over = bound;
-		callback->func = forget_handle;
-		callback->arg = handle;
-		MemoryContextRegisterResetCallback(bound->context, callback);
-	}
-	memset(&value, 0, sizeof(value));
-	value.magic = HANDLE_MAGIC;
-	value.version = HANDLE_VERSION;
-	value.handle = bound->handle;
-	SET_VARSIZE(result, VARHDRSZ + sizeof(value));
-	memcpy(VARDATA(result), &value, sizeof(value));
-	return result;
-}
-
-/*
- * The handed-over partial registry that a received value names, or NULL if
- * the value is a serialized one.
- */
-static UldpGroupBound *
-handed_over_partial(const bytea *received)
-{
-	HandleValue value;
-
-	if (VARSIZE_ANY_EXHDR(received) != sizeof(value))
-		return NULL;
-	memcpy(&value, VARDATA_ANY(received), sizeof(value));
-	if (value.magic != HANDLE_MAGIC || value.version != HANDLE_VERSION)
-		return NULL;
-	for (UldpGroupBound *partial = handed_over; partial != NULL; partial = partial->next)
-		if (partial->handle == value.handle)
-			return partial;
-	elog(ERROR, "uldp received a partial registry of groups that is gone");
-	return NULL;
+	return uldp_hand_over(bound, bound->owner);
 }
 
 /*
@@ -1348,13 +1261,13 @@ adopt(UldpGroupBound *bound, UldpGroupBound *partial)
 	bound->names = partial->names;
 	bound->dropped = partial->dropped;
 	memcpy(bound->row_chunks, partial->row_chunks, sizeof(bound->row_chunks));
+	memcpy(bound->row_allocations, partial->row_allocations, sizeof(bound->row_allocations));
 	bound->nchunks = partial->nchunks;
 	bound->nrows = partial->nrows;
 	bound->rows_capacity = partial->rows_capacity;
 	bound->values = partial->values;
 	bound->nvalues = partial->nvalues;
 	bound->values_capacity = partial->values_capacity;
-	forget_handle(&partial->handle);
 	MemoryContextSetParent(partial->context, bound->context);
 }
 
@@ -1378,48 +1291,62 @@ uldp_group_bound_receive(UldpGroupBound *bound, bytea *received)
 
 /*
  * Merges the received partial registries: the first handed-over one is
- * taken over, then the others are merged into it (a handed-over one
- * serialized first).
+ * taken over, then the others are added to it (handed-over ones serialized
+ * first).
  */
 static void
 merge_received(UldpGroupBound *bound)
 {
 	ListCell   *cell;
-	bytea	   *adopted = NULL;
+	bool		adopted = false;
 
-	foreach(cell, bound->received)
-	{
-		UldpGroupBound *partial = handed_over_partial(lfirst(cell));
-
-		if (partial != NULL)
-		{
-			adopt(bound, partial);
-			adopted = lfirst(cell);
-			break;
-		}
-	}
 	foreach(cell, bound->received)
 	{
 		bytea	   *received = lfirst(cell);
-		UldpGroupBound *partial;
+		UldpGroupBound *partial = uldp_take_handed_over(received);
 
-		if (received == adopted)
-			continue;
-		partial = handed_over_partial(received);
 		if (partial == NULL)
-			merge_serialized(bound, received);
-		else
+			continue;
+		if (!adopted)
 		{
-			bytea	   *serialized = uldp_group_bound_serialize(partial);
-
-			merge_serialized(bound, serialized);
-			pfree(serialized);
+			adopt(bound, partial);
+			adopted = true;
+			lfirst(cell) = NULL;
 		}
+		else
+			lfirst(cell) = uldp_group_bound_serialize(partial);
+		pfree(received);
 	}
 	foreach(cell, bound->received)
+	{
+		if (lfirst(cell) == NULL)
+			continue;
+		merge_serialized(bound, lfirst(cell));
 		pfree(lfirst(cell));
+	}
 	list_free(bound->received);
 	bound->received = NIL;
+}
+
+/*
+ * Frees what only registration reads, once the registry is complete: its
+ * users, their rows and their values.  What it answers from then on is in
+ * its groups' names and counts of users and in its dropped values; the
+ * aggregation that follows can take the memory again.
+ */
+static void
+free_users(UldpGroupBound *bound)
+{
+	bound_users_destroy(bound->users);
+	bound->users = NULL;
+	for (int chunk = 0; chunk < bound->nchunks; chunk++)
+		pfree(bound->row_allocations[chunk]);
+	bound->nchunks = 0;
+	bound->nrows = bound->rows_capacity = 0;
+	if (bound->values != NULL)
+		pfree(bound->values);
+	bound->values = NULL;
+	bound->nvalues = bound->values_capacity = 0;
 }
 
 /*
@@ -1439,6 +1366,7 @@ uldp_group_bound_complete(UldpGroupBound *bound)
 		count_group_users(bound);
 		bound->complete = true;
 		bound->snapshot = build_snapshot(bound);
+		free_users(bound);
 	}
 	return bound->snapshot;
 }

@@ -49,6 +49,7 @@
 
 #include "groupbound.h"
 #include "groupcalls.h"
+#include "handover.h"
 #include "params.h"
 #include "selection.h"
 #include "siphash.h"
@@ -636,16 +637,16 @@ PG_FUNCTION_INFO_V1(uldp_registry_serialfn);
 
 /*
  * A worker's partial registry, serialized; the leader's, whose final
- * aggregation runs in the leader too, handed over (uldp_group_bound_hand_over).
+ * aggregation runs in the leader too, handed over (handover.c).
  */
 Datum
 uldp_registry_serialfn(PG_FUNCTION_ARGS)
 {
 	UldpGroupBound *bound = (UldpGroupBound *) PG_GETARG_POINTER(0);
 
-	if (IsParallelWorker())
-		PG_RETURN_BYTEA_P(uldp_group_bound_serialize(bound));
-	PG_RETURN_BYTEA_P(uldp_group_bound_hand_over(bound));
+	if (uldp_can_hand_over(fcinfo))
+		PG_RETURN_BYTEA_P(uldp_group_bound_hand_over(bound));
+	PG_RETURN_BYTEA_P(uldp_group_bound_serialize(bound));
 }
 
 PG_FUNCTION_INFO_V1(uldp_registry_deserialfn);

@@ -37,6 +37,7 @@
 
 #include "fixedsum.h"
 #include "groupcalls.h"
+#include "handover.h"
 #include "partvalues.h"
 #include "statement.h"
 #include "usermerge.h"
@@ -553,9 +554,22 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		PG_RETURN_POINTER(state1);
 	}
-	/* deserialized states live in the aggregate context: adopt the first */
+	/*
+	 * Deserialized states live in the aggregate context, and handed-over
+	 * ones as long as it needs them: adopt the first.
+	 */
 	if (state1 == NULL)
 		PG_RETURN_POINTER(state2);
+	/* the users of the smaller table go into the larger (a handed-over one) */
+	uldp_user_table_flush(&state1->table);
+	uldp_user_table_flush(&state2->table);
+	if (uldp_user_table_users(&state2->table) > uldp_user_table_users(&state1->table))
+	{
+		UldpState  *larger = state2;
+
+		state2 = state1;
+		state1 = larger;
+	}
 
 	/* kept runs are merged when the state is read, all at once */
 	if (state2->runs != NIL)
@@ -589,7 +603,8 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 /*
  * A state's users, in partition order: its table's, or, when it kept runs,
  * their merge with them; then the shards' values it kept, merged into one
- * sorted run (nvalues -1: none kept).
+ * sorted run (nvalues -1: none kept).  In the leader, whose final
+ * aggregation combines it, a state is handed over instead (handover.c).
  */
 Datum
 uldp_user_serialfn(PG_FUNCTION_ARGS)
@@ -597,13 +612,16 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 	UldpState  *state = (UldpState *) PG_GETARG_POINTER(0);
 	List	   *partitions = state->partition_values;
 	UldpStateHeader header;
-	int64		entries = state_entries(state);
+	int64		entries;
 	int64		nvalues = 0;
 	double	   *values = NULL;
 	bytea	   *result;
 	char	   *users;
 	char	   *cursor;
 
+	if (uldp_can_hand_over(fcinfo))
+		PG_RETURN_BYTEA_P(uldp_hand_over(state, state->context));
+	entries = state_entries(state);
 	memset(&header, 0, sizeof(header));
 	header.nvalues = -1;
 	if (partitions != NIL)
@@ -650,7 +668,8 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 
 /*
  * Keeps a copy of the serialized users: they are merged only when the state
- * is read, once for all the partial states that the leader combines.
+ * is read, once for all the partial states that the leader combines.  A
+ * handed-over state is taken as it is.
  */
 Datum
 uldp_user_deserialfn(PG_FUNCTION_ARGS)
@@ -662,6 +681,9 @@ uldp_user_deserialfn(PG_FUNCTION_ARGS)
 
 	if (!AggCheckCallContext(fcinfo, &aggcontext))
 		elog(ERROR, "uldp_user_deserialfn called in non-aggregate context");
+	state = uldp_take_handed_over(serialized);
+	if (state != NULL)
+		PG_RETURN_POINTER(state);
 	memcpy(&header, VARDATA_ANY(serialized), sizeof(header));
 	state = state_create(aggcontext, &header.params, header.key_byval,
 						 header.key_typlen, uldp_release_bounded(fcinfo), INITIAL_USERS);
