@@ -24,7 +24,13 @@
  * are, as runs of users, until the state is read: the reader then merges
  * them all at once, a partition of users at a time (usermerge.c), instead
  * of inserting each into one table of all users, a cache miss per user in
- * the serial part of the plan.
+ * the serial part of the plan, and growing that table.  A run whose users
+ * are mostly in the combined state's table already (a parallel plan's
+ * processes all meet nearly every user of an ungrouped release) is added
+ * to it instead, when the table holds them without growing: a prefetched
+ * lookup per user, where keeping it would have the reader write the table
+ * out as a run too.  The leader's own partial state is handed over
+ * (handover.c), with its table.
  *
  *-------------------------------------------------------------------------
  */
@@ -545,6 +551,7 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 	MemoryContext aggcontext;
 	UldpState  *state1 = PG_ARGISNULL(0) ? NULL : (UldpState *) PG_GETARG_POINTER(0);
 	UldpState  *state2 = PG_ARGISNULL(1) ? NULL : (UldpState *) PG_GETARG_POINTER(1);
+	ListCell   *cell;
 
 	if (!AggCheckCallContext(fcinfo, &aggcontext))
 		elog(ERROR, "uldp_user_combinefn called in non-aggregate context");
@@ -571,17 +578,33 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 		state1 = larger;
 	}
 
-	/* kept runs are merged when the state is read, all at once */
-	if (state2->runs != NIL)
+	/*
+	 * A run that the larger table holds without growing (most of its users
+	 * are in it already, as when a parallel plan's processes all see nearly
+	 * every user) is added to it now, a prefetched lookup per user; the
+	 * others are kept, and merged when the state is read, all at once.
+	 */
+	foreach(cell, state2->runs)
 	{
-		MemoryContext old_context = MemoryContextSwitchTo(state1->context);
+		UldpUserRun *run = lfirst(cell);
+		Size		bytes = run->nusers * ULDP_SERIALIZED_USER_BYTES;
 
-		state1->runs = list_concat(state1->runs, state2->runs);
-		state1->run_bytes += state2->run_bytes;
-		MemoryContextSwitchTo(old_context);
-		state2->runs = NIL;
-		state2->run_bytes = 0;
+		if (uldp_user_table_merge_fits(&state1->table, run->users, run->nusers))
+		{
+			uldp_user_table_merge(&state1->table, run->users, run->nusers);
+			pfree((char *) run->users);
+		}
+		else
+		{
+			MemoryContext old_context = MemoryContextSwitchTo(state1->context);
+
+			state1->runs = lappend(state1->runs, run);
+			state1->run_bytes += bytes;
+			MemoryContextSwitchTo(old_context);
+		}
 	}
+	state2->runs = NIL;
+	state2->run_bytes = 0;
 	if (state2->partition_values != NIL)
 	{
 		MemoryContext old_context = MemoryContextSwitchTo(state1->context);

@@ -208,6 +208,16 @@ table_has(UldpUserTable *table, uint64 id)
 }
 
 /*
+ * The users the table would hold with the new ones among "incoming", of
+ * which "found" of the first "sample" are in it already.
+ */
+static uint64
+users_with_new(UldpUserTable *table, int64 incoming, int64 sample, int64 found)
+{
+	return uldp_user_table_users(table) + incoming - incoming * found / sample;
+}
+
+/*
  * Grows the table to room for its users and the new ones among "incoming",
  * of which "found" of the first "sample" are in it already.
  */
@@ -215,8 +225,36 @@ static void
 reserve_for_new(UldpUserTable *table, int64 incoming, int64 sample, int64 found)
 {
 	if (sample > 0)
-		table_reserve(table, uldp_user_table_users(table) +
-								incoming - incoming * found / sample);
+		table_reserve(table, users_with_new(table, incoming, sample, found));
+}
+
+/*
+ * How many of the first "sample" of "nusers" serialized users at "cursor"
+ * the table holds already.
+ */
+static int64
+sample_found(UldpUserTable *table, const char *cursor, int64 sample)
+{
+	int64		found = 0;
+
+	for (int64 i = 0; i < sample; i++)
+		found += table_has(table, uldp_user_entry_id(cursor + i * ULDP_SERIALIZED_USER_BYTES));
+	return found;
+}
+
+/*
+ * Would the flushed table hold "nusers" serialized users read from "cursor"
+ * without growing?  Estimated from the first MERGE_SAMPLE of them, as
+ * uldp_user_table_merge grows it.
+ */
+bool
+uldp_user_table_merge_fits(UldpUserTable *table, const char *cursor, int64 nusers)
+{
+	int64		sample = Min(nusers, MERGE_SAMPLE);
+
+	return sample == 0 ||
+		users_with_new(table, nusers, sample, sample_found(table, cursor, sample)) <
+		table->users->grow_threshold;
 }
 
 /*
@@ -236,11 +274,8 @@ const char *
 uldp_user_table_merge(UldpUserTable *table, const char *cursor, int64 nusers)
 {
 	int64		sample = Min(nusers, MERGE_SAMPLE);
-	int64		found = 0;
 
-	for (int64 i = 0; i < sample; i++)
-		found += table_has(table, uldp_user_entry_id(cursor + i * ULDP_SERIALIZED_USER_BYTES));
-	reserve_for_new(table, nusers, sample, found);
+	reserve_for_new(table, nusers, sample, sample_found(table, cursor, sample));
 
 	for (int64 i = 0; i < nusers; i++)
 	{
