@@ -72,6 +72,8 @@ struct UldpState
 	/* serialized users not merged yet (UldpUserRun, see the file's head) */
 	List	   *runs;
 	Size		run_bytes;
+	/* deserialized: its runs are the value it was read from, not copies */
+	bool		borrowed;
 	/* shards' sums merged instead of users (uldp_user_merge_transfn) */
 	bool		has_sums;
 	UldpPartitionSums sums;
@@ -226,6 +228,45 @@ keep_run(UldpState *state, const char *users, int64 nusers)
 	old_context = MemoryContextSwitchTo(state->context);
 	state->runs = lappend(state->runs, run);
 	MemoryContextSwitchTo(old_context);
+}
+
+/*
+ * Keeps "nusers" serialized users of the value a state is deserialized
+ * from, without copying them: the combine function, called on the state
+ * while the value lasts, adds them to its table or copies them
+ * (own_runs).
+ */
+static void
+borrow_run(UldpState *state, const char *users, int64 nusers)
+{
+	UldpUserRun *run = MemoryContextAlloc(state->context, sizeof(UldpUserRun));
+	MemoryContext old_context = MemoryContextSwitchTo(state->context);
+
+	run->users = users;
+	run->nusers = nusers;
+	state->runs = lappend(state->runs, run);
+	state->borrowed = true;
+	MemoryContextSwitchTo(old_context);
+}
+
+/*
+ * Copies the runs of a state that borrowed them (uldp_user_deserialfn), so
+ * that it keeps them after the value they were read from is gone.
+ */
+static void
+own_runs(UldpState *state)
+{
+	ListCell   *cell;
+
+	if (!state->borrowed)
+		return;
+	foreach(cell, state->runs)
+	{
+		UldpUserRun *run = lfirst(cell);
+
+		run->users = keep_bytes(state, run->users, run->nusers * ULDP_SERIALIZED_USER_BYTES);
+	}
+	state->borrowed = false;
 }
 
 /*
@@ -566,7 +607,10 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 	 * ones as long as it needs them: adopt the first.
 	 */
 	if (state1 == NULL)
+	{
+		own_runs(state2);
 		PG_RETURN_POINTER(state2);
+	}
 	/* the users of the smaller table go into the larger (a handed-over one) */
 	uldp_user_table_flush(&state1->table);
 	uldp_user_table_flush(&state2->table);
@@ -577,34 +621,44 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 		state2 = state1;
 		state1 = larger;
 	}
+	own_runs(state1);
 
 	/*
 	 * A run that the larger table holds without growing (most of its users
 	 * are in it already, as when a parallel plan's processes all see nearly
-	 * every user) is added to it now, a prefetched lookup per user; the
-	 * others are kept, and merged when the state is read, all at once.
+	 * every user) is added to it now, a prefetched lookup per user, and a
+	 * borrowed one is never copied; the others are kept, and merged when
+	 * the state is read, all at once.
 	 */
 	foreach(cell, state2->runs)
 	{
 		UldpUserRun *run = lfirst(cell);
 		Size		bytes = run->nusers * ULDP_SERIALIZED_USER_BYTES;
+		MemoryContext old_context;
 
 		if (uldp_user_table_merge_fits(&state1->table, run->users, run->nusers))
 		{
 			uldp_user_table_merge(&state1->table, run->users, run->nusers);
-			pfree((char *) run->users);
+			if (!state2->borrowed)
+			{
+				pfree((char *) run->users);
+				state2->run_bytes -= bytes;
+			}
+			continue;
 		}
+		if (state2->borrowed)
+			run->users = keep_bytes(state1, run->users, bytes);
 		else
 		{
-			MemoryContext old_context = MemoryContextSwitchTo(state1->context);
-
-			state1->runs = lappend(state1->runs, run);
 			state1->run_bytes += bytes;
-			MemoryContextSwitchTo(old_context);
+			state2->run_bytes -= bytes;
 		}
+		old_context = MemoryContextSwitchTo(state1->context);
+		state1->runs = lappend(state1->runs, run);
+		MemoryContextSwitchTo(old_context);
 	}
 	state2->runs = NIL;
-	state2->run_bytes = 0;
+	state2->borrowed = false;
 	if (state2->partition_values != NIL)
 	{
 		MemoryContext old_context = MemoryContextSwitchTo(state1->context);
@@ -690,9 +744,10 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 }
 
 /*
- * Keeps a copy of the serialized users: they are merged only when the state
- * is read, once for all the partial states that the leader combines.  A
- * handed-over state is taken as it is.
+ * Reads a serialized state, borrowing its users (borrow_run): the combine
+ * function adds them to its table, or keeps a copy, merged only when the
+ * state is read, once for all the partial states that the leader
+ * combines.  A handed-over state is taken as it is.
  */
 Datum
 uldp_user_deserialfn(PG_FUNCTION_ARGS)
@@ -712,7 +767,7 @@ uldp_user_deserialfn(PG_FUNCTION_ARGS)
 						 header.key_typlen, uldp_release_bounded(fcinfo), INITIAL_USERS);
 	state->has_sums = header.has_sums;
 	state->sums = header.sums;
-	keep_run(state, VARDATA_ANY(serialized) + sizeof(header), header.nusers);
+	borrow_run(state, VARDATA_ANY(serialized) + sizeof(header), header.nusers);
 	if (header.nvalues >= 0)
 	{
 		UldpPartitionValues values;
