@@ -412,11 +412,8 @@ forget_member(void *arg)
  * row, the number of users that keep the row's group, so that the
  * aggregate's table of users can grow at once to its full size when it
  * first grows; else -1.  An aggregate that reads all the rows would grow its
- * table to that size anyway.  A parallel plan's partial aggregate gets half
- * of it: each of its two or more processes reads part of the rows, so part
- * of the group's users (most of them when their rows are spread over the
- * table), and their tables together grow at once to at most the size the
- * serial plan's ends at.
+ * table to that size anyway; a parallel plan's partial aggregate reads part
+ * of them (see uldp_user_transfn).
  */
 int64
 uldp_group_member_users(FunctionCallInfo fcinfo, int user_arg)
@@ -440,7 +437,7 @@ uldp_group_member_users(FunctionCallInfo fcinfo, int user_arg)
 							   GROUP_NAME_LENGTH(&cache->bytes)) :
 		uldp_group_snapshot_users(&cache->snapshot, GROUP_NAME(&cache->bytes),
 								  GROUP_NAME_LENGTH(&cache->bytes));
-	return aggref->aggsplit == AGGSPLIT_SIMPLE ? users : users / 2;
+	return users;
 }
 
 PG_FUNCTION_INFO_V1(uldp_group_member);

@@ -74,6 +74,8 @@ struct UldpState
 	Size		run_bytes;
 	/* deserialized: its runs are the value it was read from, not copies */
 	bool		borrowed;
+	/* a grouped release's: the users registered in its group, else -1 */
+	int64		group_users;
 	/* shards' sums merged instead of users (uldp_user_merge_transfn) */
 	bool		has_sums;
 	UldpPartitionSums sums;
@@ -191,6 +193,7 @@ state_create(MemoryContext context, const UldpParams *params, bool key_byval,
 	state->key_typlen = key_typlen;
 	state->bounded = bounded;
 	state->context = context;
+	state->group_users = -1;
 	uldp_user_table_init(&state->table, context, expected_users,
 						 check_table_growth, state);
 	return state;
@@ -436,7 +439,19 @@ transition_state(FunctionCallInfo fcinfo, int user_arg, bool epsilon_only)
 	 * its memory limit before it had met the other groups, and it would
 	 * write their rows to disk and read them again, group by group.
 	 */
-	uldp_user_table_expect(&state->table, uldp_group_member_users(fcinfo, user_arg));
+	state->group_users = uldp_group_member_users(fcinfo, user_arg);
+
+	/*
+	 * A parallel plan's partial aggregate expects half of them: each of its
+	 * two or more processes reads part of the rows, so part of the group's
+	 * users (most of them when their rows are spread over the table), and
+	 * their tables together grow at once to at most the size the serial
+	 * plan's ends at.
+	 */
+	uldp_user_table_expect(&state->table,
+						   state->group_users >= 0 &&
+						   DO_AGGSPLIT_SKIPFINAL(AggGetAggref(fcinfo)->aggsplit) ?
+						   state->group_users / 2 : state->group_users);
 	return state;
 }
 
@@ -678,6 +693,33 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 }
 
 /*
+ * Replaces a state's table by a run of its users.  A grouped release's
+ * state handed over by the leader, whose table cannot hold its group's
+ * users once the workers' are added, keeps their runs and has its table
+ * written out as a run when it is read, in the serial part of the plan;
+ * the leader writes it out now instead, while it waits for the workers.
+ */
+static void
+write_out_table(UldpState *state)
+{
+	int64		nusers = state_entries(state);
+	UldpUserRun *run = MemoryContextAlloc(state->context, sizeof(UldpUserRun));
+	MemoryContext old_context;
+	char	   *users;
+
+	state->run_bytes += nusers * ULDP_SERIALIZED_USER_BYTES;
+	check_memory(state, state->table.users->size);
+	users = MemoryContextAllocExtended(state->context, Max(nusers, 1) * ULDP_SERIALIZED_USER_BYTES,
+									   MCXT_ALLOC_HUGE);
+	uldp_user_table_write_out(&state->table, users);
+	run->users = users;
+	run->nusers = nusers;
+	old_context = MemoryContextSwitchTo(state->context);
+	state->runs = lappend(state->runs, run);
+	MemoryContextSwitchTo(old_context);
+}
+
+/*
  * A state's users, in partition order: its table's, or, when it kept runs,
  * their merge with them; then the shards' values it kept, merged into one
  * sorted run (nvalues -1: none kept).  In the leader, whose final
@@ -697,7 +739,12 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 	char	   *cursor;
 
 	if (uldp_can_hand_over(fcinfo))
+	{
+		if (state->group_users >= 0 && state->runs == NIL &&
+			!uldp_user_table_holds(&state->table, state->group_users))
+			write_out_table(state);
 		PG_RETURN_BYTEA_P(uldp_hand_over(state, state->context));
+	}
 	entries = state_entries(state);
 	memset(&header, 0, sizeof(header));
 	header.nvalues = -1;

@@ -118,6 +118,31 @@ uldp_user_table_expect(UldpUserTable *table, int64 users)
 	table->expected_users = Min(Max(users, 0), PG_INT32_MAX);
 }
 
+/*
+ * Would the flushed table hold "users" users without growing?
+ */
+bool
+uldp_user_table_holds(const UldpUserTable *table, uint64 users)
+{
+	return users < table->users->grow_threshold;
+}
+
+/*
+ * Writes a flushed table's users at "cursor" (uldp_user_table_write) and
+ * empties it, freeing its entries.
+ */
+char *
+uldp_user_table_write_out(UldpUserTable *table, char *cursor)
+{
+	MemoryContext context = table->users->ctx;
+
+	cursor = uldp_user_table_write(table, cursor);
+	users_destroy(table->users);
+	table->users = users_create(context, 0, NULL);
+	table->expected_users = 0;
+	return cursor;
+}
+
 /* Grows the table at once to room for "users", if it has less. */
 static void
 table_reserve(UldpUserTable *table, uint64 users)
