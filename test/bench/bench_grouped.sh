@@ -171,20 +171,40 @@ group's first row put PostgreSQL's hashed GROUP BY past \`work_mem\` before it h
 groups, and it wrote their rows to disk and read them again (7 batches, 327 MB, at 1M users). A key computed
 on one column, as date_trunc('month', d) is, is computed once per distinct value of the column in
 each reading (a memo of 1024 values), where PostgreSQL computes it on every row. Both readings
-run in parallel when PostgreSQL plans them so (the registration's partial registries merge in the
-leader, a user with all its groups at a time, and the leader passes the kept groups to the
-aggregation's workers); PostgreSQL's own GROUP BY reads once.
+run in parallel when PostgreSQL plans them so, and the leader passes the kept groups to the
+aggregation's workers; PostgreSQL's own GROUP BY reads once.
 The ungrouped rows are the same engine as doc/benchmark.md's.
 
-On these machines (virtual, 2 cores) memory that the kernel has not handed out recently is
-backed by the host only when first touched, at 0.07-1.45 GB/s, against 7-9 GB/s for memory
-freed moments before (allocating and zeroing 288 MB to 16 GB, several times in one process). A
-release's tables of users, its registry and its partial states are such memory: in a profile
-of the serial months GROUP BY (perf, 10M rows), the kernel zeroing pages on first touch
-(clear_page_erms) took a third of the backend's time, for its 12 tables of 24 MB and its
-registry. How much of a run's memory was freed recently depends on what ran before it, which is
-much of why runs of one query spread over tens of percent here; PostgreSQL's own GROUP BY
-touches little memory and pays almost none of it."
+In a parallel plan every process holds a table of nearly all the users it meets: with 10 rows a
+user, each process meets almost every one of the months table's million users, so the partial
+states are as large as the serial state, and what remains serial is their passing to the leader
+and their merge. The leader's own partial states are handed to its final aggregation by a handle
+(src/handover.c) instead of serialized, copied into a tuple, sorted (written to disk, 80 MB, in
+the grouped plan) and copied back; its registry takes over its own partial registry and adds the
+workers' to it; a worker's users are read where they arrived and added to the leader's table when
+it holds them without growing (the ungrouped release), else kept as a run, with the leader's
+grouped tables written out as runs while it waits for the workers. A worker's states still go
+through PostgreSQL's tuple queue (64 kB at a time) and, grouped, a Sort that writes them to disk:
+about 0.2 s of 1M users' months release with 1 worker is its worker serializing and sending its
+partial state and the leader merging it, and 0.6 s of the grouped one (timestamps logged in
+the aggregate's support functions). PostgreSQL's own per-user aggregation
+(\`SELECT avg(m) FROM (SELECT user_id, avg(x) m FROM months GROUP BY user_id) s\`) sped up 0.95 to
+1.51 times (median 1.16) with 1 worker in 5 pairs of runs here, for the same reason.
+
+On these machines (virtual, 2 cores; the guest kernel returns free memory to the host in blocks
+of 8 MB, \`page_reporting.page_reporting_order=11\`) memory that the kernel has not handed out
+recently is backed by the host only when first touched, at 0.07-1.45 GB/s, against 7-12 GB/s for
+memory freed moments before (allocating and zeroing 288 MB to 16 GB, several times in one
+process). A release's tables of users, its registry and its partial states are such memory: in a
+profile of the serial months GROUP BY (perf, 10M rows), the kernel zeroing pages on first touch
+(clear_page_erms) took a third of the backend's time. So uldp touches as little memory as it
+can: the registry's rows grow in chunks that are never copied, a complete registry frees what
+only registration read, and the leader copies no partial state of its own. Memory first touched
+by the months releases (page faults counted in /proc/vmstat, a huge page as 2 MB), serially and
+with 1 worker: GROUP BY 492 and 976 MB (555 and 1220-1523 MB before these changes), ungrouped 145
+and 308 MB (145 and 384 MB). How much of a run's memory was freed recently depends on what ran
+before it, which is much of why runs of one query spread over tens of percent here; PostgreSQL's
+own GROUP BY touches little memory and pays almost none of it."
 
 printf '%s\n' "$REPORT"
 if [ "$DOC" != /dev/null ]; then
