@@ -30,6 +30,7 @@
 #include "postgres.h"
 
 #include "access/parallel.h"
+#include "miscadmin.h"
 #include "nodes/execnodes.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
@@ -37,14 +38,17 @@
 #include "handover.h"
 
 /*
- * A handle as a value: 16 bytes, where every serialized state of uldp is
- * longer.
+ * A handle as a value: 24 bytes, a length no serialized state of uldp has
+ * (a user state's and a partial registry's are longer, a quantile state's
+ * 16 bytes and then 16 per row).
  */
 typedef struct HandleValue
 {
 	uint32		magic;			/* HANDLE_MAGIC */
 	uint16		version;		/* HANDLE_VERSION */
 	uint16		unused;
+	int32		pid;			/* of the process that handed it over */
+	int32		unused2;
 	int64		handle;
 } HandleValue;
 
@@ -118,6 +122,7 @@ uldp_hand_over(void *state, MemoryContext context)
 	memset(&value, 0, sizeof(value));
 	value.magic = HANDLE_MAGIC;
 	value.version = HANDLE_VERSION;
+	value.pid = MyProcPid;
 	value.handle = *handle;
 	SET_VARSIZE(result, VARHDRSZ + sizeof(value));
 	memcpy(VARDATA(result), &value, sizeof(value));
@@ -140,6 +145,8 @@ uldp_take_handed_over(const bytea *value)
 	memcpy(&handle, VARDATA_ANY(value), sizeof(handle));
 	if (handle.magic != HANDLE_MAGIC || handle.version != HANDLE_VERSION)
 		return NULL;
+	if (handle.pid != MyProcPid)
+		elog(ERROR, "uldp received a partial aggregate state handed over in another process");
 	if (handed_over != NULL)
 		entry = hash_search(handed_over, &handle.handle, HASH_FIND, NULL);
 	if (entry == NULL)

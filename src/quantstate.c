@@ -10,7 +10,8 @@
  * function (quantile.c) groups them.  Combining two states links the second
  * one's rows to the first without copying them, and the release does not
  * depend on how parallel workers split the rows (the final function sorts
- * them).
+ * them).  The leader's own partial state is handed to its final
+ * aggregation as it is (handover.c), not serialized.
  *
  * Rows with a NULL value, a NULL user id, a NaN or a user id longer than
  * ULDP_MAX_ID_BYTES are skipped; infinite values are kept, and clamped to the
@@ -34,6 +35,7 @@
 #include "miscadmin.h"
 #include "utils/lsyscache.h"
 
+#include "handover.h"
 #include "params.h"
 #include "quantstate.h"
 #include "statement.h"
@@ -278,6 +280,9 @@ uldp_quantile_serialfn(PG_FUNCTION_ARGS)
 	char	   *cursor;
 	ListCell   *lc;
 
+	/* the leader's, which its own final aggregation combines (handover.c) */
+	if (uldp_can_hand_over(fcinfo))
+		PG_RETURN_BYTEA_P(uldp_hand_over(state, state->context));
 	memset(&header, 0, sizeof(header));
 	header.key_byval = state->key_byval;
 	header.key_typlen = state->key_typlen;
@@ -314,6 +319,9 @@ uldp_quantile_deserialfn(PG_FUNCTION_ARGS)
 
 	if (!AggCheckCallContext(fcinfo, &aggcontext))
 		elog(ERROR, "uldp_quantile_deserialfn called in non-aggregate context");
+	state = uldp_take_handed_over(serialized);
+	if (state != NULL)
+		PG_RETURN_POINTER(state);
 	memcpy(&header, VARDATA_ANY(serialized), sizeof(header));
 	state = state_create(aggcontext, header.key_byval, header.key_typlen,
 						 uldp_release_bounded(fcinfo));
