@@ -255,11 +255,14 @@ SET uldp.max_groups_per_user = 2;
 SELECT pg_temp.hashagg_batches('SELECT g, user_dp_mean(x, user_id, 1.0, 0, 1) FROM grouped_spill GROUP BY g');
 RESET work_mem; RESET enable_sort; RESET max_parallel_workers_per_gather; RESET uldp.max_groups_per_user;
 -- a grouped release that runs again in one statement (a correlated subquery)
--- is refused when its second run starts registering: its registry is the
--- first run's, complete
+-- is refused when its second run starts, before it reads a row: also when
+-- that run would read none (g = 5), so the error says nothing of the rows
 SELECT o.g, (SELECT count(*) FROM (SELECT g, user_dp_count(user_id, 1.0) FROM grouped_spill
 								   WHERE g = o.g GROUP BY g) s) AS groups
 FROM (VALUES (0), (1)) o(g);
+SELECT o.g, (SELECT count(*) FROM (SELECT g, user_dp_count(user_id, 1.0) FROM grouped_spill
+								   WHERE g = o.g GROUP BY g) s) AS groups
+FROM (VALUES (0), (5)) o(g);
 DELETE FROM uldp.budget_data WHERE role = current_user;
 DROP TABLE grouped_spill;
 

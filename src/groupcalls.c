@@ -625,15 +625,11 @@ uldp_registry_transfn(PG_FUNCTION_ARGS)
 		else
 			bound = cache->bound;
 		/*
-		 * A grouped release that runs again in one statement (a correlated
-		 * subquery) would register into the registry its first run
-		 * completed, which has freed its users and been read.
+		 * A complete registry has freed its users; a grouped release that
+		 * runs again is refused before (statement.c).
 		 */
 		if (uldp_group_bound_is_complete(bound))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("a grouped release cannot run twice in one statement"),
-					 errhint("Move the grouped release out of the correlated subquery, or run one statement per outer row.")));
+			elog(ERROR, "uldp.group_registry registered rows after its registration completed");
 		cache->key = uldp_group_bound_key(bound);
 	}
 	register_row(fcinfo, cache, bound);

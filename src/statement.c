@@ -692,6 +692,16 @@ exec_release_node(PlanState *planstate)
 
 	if (!aggstate->agg_done && fresh)
 	{
+		/*
+		 * A grouped release's registry serves one run: a second one (a
+		 * correlated subquery) is refused before it reads or pays anything,
+		 * whatever its rows.
+		 */
+		if (node->grouped && node->runs_started > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a grouped release cannot run twice in one statement"),
+					 errhint("Run it as a statement of its own, or join the outer rows into its FROM and group by them too.")));
 		if (node->runs_started == node->runs_paid)
 		{
 			uldp_charge(node->functions, node->epsilon, node->delta, node->statement->text);
