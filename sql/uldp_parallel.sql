@@ -121,23 +121,19 @@ FROM (SELECT * FROM pg_temp.plan_lines(:'parted')) p(plan);
 SET uldp.test_seed = 8;
 SELECT (:parted) = :'serial_parted' AS partitionwise_equal;
 DROP TABLE big_parts;
-RESET ALL;
-
+RESET enable_partitionwise_aggregate;
+RESET enable_hashagg;
 -- the leader's partial states of a hashed grouped aggregation are handed
 -- over to its final aggregation (src/handover.c): with both aggregations
 -- hashed, the groups draw their noise in the serial plan's order and the
--- releases are the serial ones
+-- releases are the serial ones (k = 2 and parallel costs as above)
 CREATE FUNCTION pg_temp.run_lines(query text) RETURNS SETOF text LANGUAGE plpgsql
 	AS $$ BEGIN RETURN QUERY EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query; END $$;
-SET uldp.max_groups_per_user = 2;
 SET enable_sort = off;
 SET max_parallel_workers_per_gather = 0;
 SET uldp.test_seed = 9;
 SELECT (:grouped) AS serial_hashed \gset
 SET max_parallel_workers_per_gather = 2;
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
 SELECT count(*) FILTER (WHERE plan LIKE '%Partial HashAggregate%') = 1 AS hashed_partial
 FROM (SELECT * FROM pg_temp.plan_lines(:'grouped')) p(plan);
 SET uldp.test_seed = 9;

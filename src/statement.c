@@ -489,8 +489,8 @@ prepare_grouping(AggState *aggstate, ReleaseNode *node, Oid extension)
  * leader, which keeps the partial registries it receives until all are in,
  * their copies (each row in one of them) and the one being received; its
  * own partial registry, which the registry takes over instead of receiving
- * it serialized, is counted as any process's.  One that could not be passed from a worker is refused before
- * reading.
+ * it serialized, is counted as any process's.  One that could not be
+ * passed from a worker is refused before reading.
  */
 static void
 prepare_registration(AggState *aggstate, PrepareContext *context, int k, List *key_types)

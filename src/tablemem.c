@@ -6,10 +6,10 @@
  *
  * Once a table of users outgrows the CPU caches, each row's lookup costs a
  * cache miss, and with 4 kB pages a TLB miss as well.  An allocation of
- * more than a few megabytes therefore asks for transparent huge pages, where the
- * kernel grants them on request (transparent_hugepage = madvise, Debian's
- * default): the lookups then stay within the TLB's reach, and the table is
- * faulted in 2 MB at a time instead of 4 kB.  This changes only how the
+ * more than a few megabytes therefore asks for transparent huge pages,
+ * where the kernel grants them on request (transparent_hugepage = madvise,
+ * Debian's default): the lookups then stay within the TLB's reach, and the
+ * table is faulted in 2 MB at a time instead of 4 kB.  This changes only how the
  * memory is mapped, never how much is held, so the memory bounds of the
  * aggregates are unaffected; measured in doc/benchmark-grouped.md.
  *

@@ -685,7 +685,6 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 		state2->partition_values = NIL;
 		state2->run_bytes = 0;
 	}
-	uldp_user_table_flush(&state2->table);
 	uldp_user_table_add_table(&state1->table, &state2->table);
 	if (state2->has_sums)
 		add_sums(state1, &state2->sums);

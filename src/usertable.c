@@ -278,8 +278,8 @@ uldp_user_table_merge_fits(UldpUserTable *table, const char *cursor, int64 nuser
 	int64		sample = Min(nusers, MERGE_SAMPLE);
 
 	return sample == 0 ||
-		users_with_new(table, nusers, sample, sample_found(table, cursor, sample)) <
-		table->users->grow_threshold;
+		uldp_user_table_holds(table, users_with_new(table, nusers, sample,
+													sample_found(table, cursor, sample)));
 }
 
 /*
