@@ -22,6 +22,7 @@
 #include "utils/memutils.h"
 
 #include "dropguard.h"
+#include "finalagg.h"
 #include "groupbound.h"
 #include "gate.h"
 #include "protect.h"
@@ -117,6 +118,7 @@ _PG_init(void)
 	uldp_gate_init();
 	uldp_shard_rewrite_init();
 	uldp_dropguard_init();
+	uldp_final_agg_init();
 	/* after the gate, so that its refusals come before any charge */
 	uldp_statement_init();
 	uldp_register_release("mean_finalfn", uldp_scalar_plan, -1);
