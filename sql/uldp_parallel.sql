@@ -164,6 +164,27 @@ SELECT count(*) AS groups, bool_and(p.c = s.c AND abs(p.m - s.m) < 0.01) AS fina
 FROM (SELECT f.*, row_number() OVER () AS n FROM (:final) f) p JOIN serial_final s USING (g);
 SET enable_sort = off;
 DROP TABLE big_groups, serial_final;
+-- a user's groups are bits of its registry entry while they are numbered
+-- below 64 and at most k, then a row of its own (src/groupbound.c): with
+-- 100 groups, users in 1 to 6 of them and k = 3, every user counts in
+-- min(n, 3) groups, 49998 in all, serially and when the processes' partial
+-- registries, of bits and rows, are merged (counts at epsilon 100 are exact
+-- to their rounding)
+CREATE TABLE many_groups AS
+	SELECT u AS user_id, (u * 7 + j * 13) % 100 AS g
+	FROM generate_series(0, 19999) u, generate_series(0, 5) j WHERE j <= u % 6
+	ORDER BY hashint4(u * 8 + j);
+ANALYZE many_groups;
+\set many 'SELECT count(*) AS groups, sum(round(c)) AS users FROM (SELECT g, user_dp_count(user_id, 100) AS c FROM many_groups GROUP BY g) s'
+SET uldp.max_groups_per_user = 3;
+SET max_parallel_workers_per_gather = 0;
+:many;
+SET max_parallel_workers_per_gather = 2;
+SELECT count(*) FILTER (WHERE plan LIKE '%Partial Aggregate%') = 1 AS many_partial_registries
+FROM (SELECT * FROM pg_temp.plan_lines(:'many')) p(plan);
+:many;
+SET uldp.max_groups_per_user = 2;
+DROP TABLE many_groups;
 -- unless it spilled: it frees a batch's states when it loads the next, so
 -- they are serialized.  The final aggregation spills too, and its groups
 -- draw their noise in another order: counts at epsilon 50 are exact to their

@@ -30,23 +30,24 @@
  * one set of k groups, which only lowers what each contributes.
  *
  * What is stored: for each user, the numbers of its groups (groupnames.c),
- * at most k of them, and the set of dropped values: every value that was
- * not, or stopped being, among its user's k smallest.  A user's values are
- * computed only once it has more than k groups (from its key and its
- * groups' names, which the registry keeps): until then it keeps all its
- * groups, whatever their values, so registering a row costs a lookup of
- * its user and no pseudorandom function.  A value is
- * dropped for good (a user's k smallest only ever get smaller), so after
- * registration the dropped values are exactly the pairs that their users do
- * not keep.  group_member keeps a row unless its pair's value is dropped:
- * when no user has more than k groups (the common case) it needs no lookup
- * at all.  That is exact because the aggregated rows are the registered
- * rows: the same FROM and WHERE, read under the same snapshot, with no
- * volatile function and nothing read twice differently (grouping.c refuses
- * such levels before planning).  A dropped value shared by a kept pair of
- * another user (probability 2^-64 per pair) only makes that user lose a
- * group.  The users that keep each group are counted once, when
- * registration completes, from the stored group numbers.
+ * at most k of them (as bits of its entry while they are numbered low, as
+ * they are when there are few groups), and the set of dropped values: every
+ * value that was not, or stopped being, among its user's k smallest.  A
+ * user's values are computed only once it has more than k groups (from its
+ * key and its groups' names, which the registry keeps): until then it keeps
+ * all its groups, whatever their values, so registering a row costs a lookup
+ * of its user and no pseudorandom function.  A value is dropped for good (a
+ * user's k smallest only ever get smaller), so after registration the
+ * dropped values are exactly the pairs that their users do not keep.
+ * group_member keeps a row unless its pair's value is dropped: when no user
+ * has more than k groups (the common case) it needs no lookup at all.  That
+ * is exact because the aggregated rows are the registered rows: the same
+ * FROM and WHERE, read under the same snapshot, with no volatile function
+ * and nothing read twice differently (grouping.c refuses such levels before
+ * planning).  A dropped value shared by a kept pair of another user
+ * (probability 2^-64 per pair) only makes that user lose a group.  The users
+ * that keep each group are counted once, when registration completes, from
+ * the stored group numbers.
  *
  *-------------------------------------------------------------------------
  */
@@ -75,19 +76,29 @@ bound_user_hash(uint64 id)
 
 /*
  * One user's entry, 24 bytes: for k = 1 the number of its group and, once
- * it has had a second one, that group's value; for k > 1 the number of its
- * row (user_row).  Registration costs a cache miss or two per row once the
- * users outgrow the CPU caches, so the entry is kept small and the rows are
- * registered a few at a time (uldp_group_bound_add).
+ * it has had a second one, that group's value; for k > 1 its groups as bits
+ * (group g is bit g) while they are all numbered below BIT_GROUPS and at
+ * most k, and from then on the number of its row (user_row).  Registration
+ * costs a cache miss or two per row once the users outgrow the CPU caches,
+ * so the entry is kept small, a grouping of few groups (by month, by
+ * country) needs no row and so no second miss, and the rows are registered
+ * a few at a time (uldp_group_bound_add).
  */
 typedef struct BoundUser
 {
 	uint64		id;
-	uint64		smallest;		/* k = 1, once valued: the group's value */
-	uint32		group_or_row;	/* k = 1: its group; k > 1: its row */
+	union
+	{
+		uint64		smallest;	/* k = 1, once extended: its group's value */
+		uint64		bits;		/* k > 1, until extended: its groups */
+	}			held;
+	uint32		group_or_row;	/* k = 1: its group; k > 1, once extended: its row */
 	char		status;
-	bool		valued;			/* k = 1: is "smallest" set? */
+	bool		extended;		/* k = 1: is held.smallest set?  k > 1: has it a row? */
 } BoundUser;
+
+/* k > 1: groups numbered below this can be a user's bits */
+#define BIT_GROUPS 64
 
 #define SH_PREFIX		bound_users
 #define SH_ELEMENT_TYPE BoundUser
@@ -579,6 +590,71 @@ keep_group(UldpGroupBound *bound, uint64 user, uint32 *row, uint32 group)
 		drop_value(bound, value);
 }
 
+/*
+ * Adds a group to the bits of a user without a row (k > 1), as keep_group
+ * would to its row: false when it does not fit (a group numbered
+ * BIT_GROUPS or more, or a (k + 1)-th group), and the user needs its row.
+ */
+static inline bool
+keep_group_bit(BoundUser *entry, uint32 group, int k)
+{
+	uint64		bit;
+
+	if (group >= BIT_GROUPS)
+		return false;
+	bit = UINT64CONST(1) << group;
+	if (entry->held.bits & bit)
+		return true;
+	if (pg_popcount64(entry->held.bits) >= k)
+		return false;
+	entry->held.bits |= bit;
+	return true;
+}
+
+/* Moves the groups of a user's bits to a new row of its own, for good. */
+static void
+extend_user(UldpGroupBound *bound, BoundUser *entry)
+{
+	uint32		number = new_row(bound);
+	uint32	   *row = user_row(bound, number);
+	uint32		n = 0;
+
+	for (uint64 bits = entry->held.bits; bits != 0; bits &= bits - 1)
+		ROW_GROUPS(row)[n++] = pg_rightmost_one_pos64(bits);
+	row[0] = n;
+	entry->group_or_row = number;
+	entry->extended = true;
+}
+
+/* A new user's entry (k > 1): no groups yet, in its bits. */
+static inline void
+new_user(BoundUser *entry)
+{
+	entry->held.bits = 0;
+	entry->extended = false;
+}
+
+/*
+ * The number of groups of a user (k > 1) and, into "groups", their numbers
+ * (room for k).
+ */
+static uint32
+user_groups(const UldpGroupBound *bound, const BoundUser *entry, uint32 *groups)
+{
+	uint32		n = 0;
+
+	if (entry->extended)
+	{
+		uint32	   *row = user_row(bound, entry->group_or_row);
+
+		memcpy(groups, ROW_GROUPS(row), row[0] * sizeof(uint32));
+		return row[0];
+	}
+	for (uint64 bits = entry->held.bits; bits != 0; bits &= bits - 1)
+		groups[n++] = pg_rightmost_one_pos64(bits);
+	return n;
+}
+
 /* Adds a group to a user's entry (k = 1), as keep_group does. */
 static void
 keep_only_group(UldpGroupBound *bound, BoundUser *entry, bool found, uint32 group)
@@ -588,24 +664,24 @@ keep_only_group(UldpGroupBound *bound, BoundUser *entry, bool found, uint32 grou
 	if (!found)
 	{
 		entry->group_or_row = group;
-		entry->valued = false;
+		entry->extended = false;
 		return;
 	}
 	if (entry->group_or_row == group)
 		return;
-	if (!entry->valued)
+	if (!entry->extended)
 	{
-		entry->smallest = pair_value(bound, entry->id, entry->group_or_row);
-		entry->valued = true;
+		entry->held.smallest = pair_value(bound, entry->id, entry->group_or_row);
+		entry->extended = true;
 	}
 	value = pair_value(bound, entry->id, group);
-	if (value < entry->smallest)
+	if (value < entry->held.smallest)
 	{
-		drop_value(bound, entry->smallest);
-		entry->smallest = value;
+		drop_value(bound, entry->held.smallest);
+		entry->held.smallest = value;
 		entry->group_or_row = group;
 	}
-	else if (value > entry->smallest)
+	else if (value > entry->held.smallest)
 		drop_value(bound, value);
 }
 
@@ -634,7 +710,13 @@ register_flush(UldpGroupBound *bound)
 		if (k > 1)
 		{
 			if (!found)
-				entry->group_or_row = new_row(bound);
+				new_user(entry);
+			if (!entry->extended)
+			{
+				if (keep_group_bit(entry, bound->pending[i].group, k))
+					continue;
+				extend_user(bound, entry);
+			}
 			prefetch_row(bound, user_row(bound, entry->group_or_row));
 			bound->deferred[bound->ndeferred].user = bound->pending[i].user;
 			bound->deferred[bound->ndeferred].row = entry->group_or_row;
@@ -665,6 +747,10 @@ count_group_users(UldpGroupBound *bound)
 			bound->group_users[entry->group_or_row]++;
 	}
 	else
+	{
+		bound_users_iterator iterator;
+		BoundUser  *entry;
+
 		for (Size r = 0; r < bound->nrows; r++)
 		{
 			uint32	   *row = user_row(bound, r);
@@ -672,6 +758,12 @@ count_group_users(UldpGroupBound *bound)
 			for (uint32 i = 0; i < row[0]; i++)
 				bound->group_users[ROW_GROUPS(row)[i]]++;
 		}
+		bound_users_start_iterate(bound->users, &iterator);
+		while ((entry = bound_users_iterate(bound->users, &iterator)) != NULL)
+			if (!entry->extended)
+				for (uint64 bits = entry->held.bits; bits != 0; bits &= bits - 1)
+					bound->group_users[pg_rightmost_one_pos64(bits)]++;
+	}
 }
 
 /* The key of the registry's pseudorandom function. */
@@ -999,13 +1091,16 @@ uldp_group_bound_serialize(UldpGroupBound *bound)
 	DroppedValue *value;
 	int			k = bound->groups_per_user;
 	Size		user_bytes = 0;
+	uint32	   *groups = palloc(k * sizeof(uint32));
 
 	register_flush(bound);
 	register_flush(bound);
 	/* each user's entry: its id, n, and n groups */
 	bound_users_start_iterate(bound->users, &iterator);
 	while ((entry = bound_users_iterate(bound->users, &iterator)) != NULL)
-		user_bytes += PARTIAL_USER_BYTES(k == 1 ? 1 : user_row(bound, entry->group_or_row)[0]);
+		user_bytes += PARTIAL_USER_BYTES(k == 1 ? 1 :
+										 entry->extended ? user_row(bound, entry->group_or_row)[0] :
+										 pg_popcount64(entry->held.bits));
 	slots.names = palloc_extended(Max(ngroups, 1) * sizeof(char *), MCXT_ALLOC_HUGE);
 	slots.lengths = palloc_extended(Max(ngroups, 1) * sizeof(uint32), MCXT_ALLOC_HUGE);
 	slots.bytes = 0;
@@ -1042,16 +1137,17 @@ uldp_group_bound_serialize(UldpGroupBound *bound)
 		}
 		else
 		{
-			uint32	   *row = user_row(bound, entry->group_or_row);
+			uint32		n = user_groups(bound, entry, groups);
 
-			cursor = put(cursor, &row[0], sizeof(uint32));
-			cursor = put(cursor, ROW_GROUPS(row), row[0] * sizeof(uint32));
+			cursor = put(cursor, &n, sizeof(uint32));
+			cursor = put(cursor, groups, n * sizeof(uint32));
 		}
 	}
 	dropped_values_start_iterate(bound->dropped, &dropped);
 	while ((value = dropped_values_iterate(bound->dropped, &dropped)) != NULL)
 		cursor = put(cursor, &value->value, sizeof(uint64));
 	SET_VARSIZE(result, cursor - (char *) result);
+	pfree(groups);
 	return result;
 }
 
@@ -1099,14 +1195,16 @@ typedef struct MergedUser
 	uint32		hash;
 	uint32		n;
 	uint32	   *groups;			/* its n groups, by their numbers in "bound" */
-	uint32		row;			/* k > 1: its row in "bound" */
+	uint32		first;			/* k > 1: its first group its bits did not take */
+	uint32		row;			/* k > 1, if first < n: its row in "bound" */
 } MergedUser;
 
 /*
  * Adds a batch of a partial registry's users, each with all its groups:
- * their buckets were prefetched; for k > 1 their rows are prefetched here,
- * after the batch's lookups, before their groups are added.  Each user
- * comes once in a partial registry.
+ * their buckets were prefetched; for k > 1 the groups go to a user's bits
+ * as long as they fit, and the rows of the users whose groups do not are
+ * prefetched here, after the batch's lookups, before the rest of their
+ * groups are added.  Each user comes once in a partial registry.
  */
 static void
 merge_users(UldpGroupBound *bound, MergedUser *batch, int count)
@@ -1125,16 +1223,26 @@ merge_users(UldpGroupBound *bound, MergedUser *batch, int count)
 			continue;
 		}
 		if (!found)
-			entry->group_or_row = new_row(bound);
+			new_user(entry);
+		batch[i].first = 0;
+		if (!entry->extended)
+		{
+			while (batch[i].first < batch[i].n &&
+				   keep_group_bit(entry, batch[i].groups[batch[i].first], k))
+				batch[i].first++;
+			if (batch[i].first == batch[i].n)
+				continue;
+			extend_user(bound, entry);
+		}
 		batch[i].row = entry->group_or_row;
 	}
 	if (k == 1)
 		return;
-	/* new rows may have moved the rows: prefetched once all are made */
 	for (int i = 0; i < count; i++)
-		prefetch_row(bound, user_row(bound, batch[i].row));
+		if (batch[i].first < batch[i].n)
+			prefetch_row(bound, user_row(bound, batch[i].row));
 	for (int i = 0; i < count; i++)
-		for (uint32 j = 0; j < batch[i].n; j++)
+		for (uint32 j = batch[i].first; j < batch[i].n; j++)
 			keep_group(bound, batch[i].user, user_row(bound, batch[i].row), batch[i].groups[j]);
 }
 
