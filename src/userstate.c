@@ -548,6 +548,30 @@ add_sums(UldpState *state, const UldpPartitionSums *sums)
 }
 
 /*
+ * Replaces a state's table by a run of its users: a state that keeps runs
+ * has its table written out as one when it is read anyway (reader_begin).
+ */
+static void
+write_out_table(UldpState *state)
+{
+	int64		nusers = state_entries(state);
+	UldpUserRun *run = MemoryContextAlloc(state->context, sizeof(UldpUserRun));
+	MemoryContext old_context;
+	char	   *users;
+
+	state->run_bytes += nusers * ULDP_SERIALIZED_USER_BYTES;
+	check_memory(state, state->table.users->size);
+	users = MemoryContextAllocExtended(state->context, Max(nusers, 1) * ULDP_SERIALIZED_USER_BYTES,
+									   MCXT_ALLOC_HUGE);
+	uldp_user_table_write_out(&state->table, users);
+	run->users = users;
+	run->nusers = nusers;
+	old_context = MemoryContextSwitchTo(state->context);
+	state->runs = lappend(state->runs, run);
+	MemoryContextSwitchTo(old_context);
+}
+
+/*
  * uldp_user_merge_transfn(state, shard_state bytea, user_id, epsilon [, ...]):
  * the transition of the releases over shards (doc/scale-out.md).  Each
  * input is one partition's per-user state, made by uldp_shard.user_rows
@@ -661,6 +685,13 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 			}
 			continue;
 		}
+		/*
+		 * The larger table is written out as a run now, not when the state
+		 * is read: in a hashed final aggregation the next worker's state
+		 * is still on its way (a grouped release's groups come one by one)
+		 */
+		if (state1->runs == NIL && uldp_user_table_users(&state1->table) > 0)
+			write_out_table(state1);
 		if (state2->borrowed)
 			run->users = keep_bytes(state1, run->users, bytes);
 		else
@@ -692,33 +723,6 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 }
 
 /*
- * Replaces a state's table by a run of its users.  A grouped release's
- * state handed over by the leader, whose table cannot hold its group's
- * users once the workers' are added, keeps their runs and has its table
- * written out as a run when it is read, in the serial part of the plan;
- * the leader writes it out now instead, while it waits for the workers.
- */
-static void
-write_out_table(UldpState *state)
-{
-	int64		nusers = state_entries(state);
-	UldpUserRun *run = MemoryContextAlloc(state->context, sizeof(UldpUserRun));
-	MemoryContext old_context;
-	char	   *users;
-
-	state->run_bytes += nusers * ULDP_SERIALIZED_USER_BYTES;
-	check_memory(state, state->table.users->size);
-	users = MemoryContextAllocExtended(state->context, Max(nusers, 1) * ULDP_SERIALIZED_USER_BYTES,
-									   MCXT_ALLOC_HUGE);
-	uldp_user_table_write_out(&state->table, users);
-	run->users = users;
-	run->nusers = nusers;
-	old_context = MemoryContextSwitchTo(state->context);
-	state->runs = lappend(state->runs, run);
-	MemoryContextSwitchTo(old_context);
-}
-
-/*
  * A state's users, in partition order: its table's, or, when it kept runs,
  * their merge with them; then the shards' values it kept, merged into one
  * sorted run (nvalues -1: none kept).  In the leader, whose final
@@ -738,12 +742,7 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 	char	   *cursor;
 
 	if (uldp_can_hand_over(fcinfo))
-	{
-		if (state->group_users >= 0 && state->runs == NIL &&
-			!uldp_user_table_holds(&state->table, state->group_users))
-			write_out_table(state);
 		PG_RETURN_BYTEA_P(uldp_hand_over(state, state->context));
-	}
 	entries = state_entries(state);
 	memset(&header, 0, sizeof(header));
 	header.nvalues = -1;

@@ -121,8 +121,8 @@ uldp_user_table_expect(UldpUserTable *table, int64 users)
 /*
  * Would the flushed table hold "users" users without growing?
  */
-bool
-uldp_user_table_holds(const UldpUserTable *table, uint64 users)
+static bool
+table_holds(const UldpUserTable *table, uint64 users)
 {
 	return users < table->users->grow_threshold;
 }
@@ -278,7 +278,7 @@ uldp_user_table_merge_fits(UldpUserTable *table, const char *cursor, int64 nuser
 	int64		sample = Min(nusers, MERGE_SAMPLE);
 
 	return sample == 0 ||
-		uldp_user_table_holds(table, users_with_new(table, nusers, sample,
+		table_holds(table, users_with_new(table, nusers, sample,
 													sample_found(table, cursor, sample)));
 }
 

@@ -106,7 +106,6 @@ extern void uldp_user_table_expect(UldpUserTable *table, int64 users);
 extern void uldp_user_table_flush(UldpUserTable *table);
 extern char *uldp_user_table_write(UldpUserTable *table, char *cursor);
 extern char *uldp_user_table_write_out(UldpUserTable *table, char *cursor);
-extern bool uldp_user_table_holds(const UldpUserTable *table, uint64 users);
 extern bool uldp_user_table_merge_fits(UldpUserTable *table, const char *cursor,
 									   int64 nusers);
 extern const char *uldp_user_table_merge(UldpUserTable *table, const char *cursor,
