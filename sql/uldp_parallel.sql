@@ -162,8 +162,28 @@ SET uldp.test_seed = 10;
 SELECT count(*) AS groups, bool_and(p.c = s.c AND abs(p.m - s.m) < 0.01) AS final_equal,
 	   bool_and(p.g = p.n - 1) AS final_ordered
 FROM (SELECT f.*, row_number() OVER () AS n FROM (:final) f) p JOIN serial_final s USING (g);
+-- so does partitionwise aggregation, whose Sort sorts each partition's
+-- partial states (seeded alike: the same kept groups, the same counts)
+CREATE TABLE big_groups_parts (user_id int, x float8, g int) PARTITION BY HASH (user_id);
+CREATE TABLE big_groups_parts_0 PARTITION OF big_groups_parts FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE big_groups_parts_1 PARTITION OF big_groups_parts FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+INSERT INTO big_groups_parts SELECT * FROM big_groups;
+ANALYZE big_groups_parts;
+\set parts_final 'SELECT string_agg(g || '' '' || round(c), '', '' ORDER BY g) FROM (SELECT g, user_dp_count(user_id, 50) AS c FROM big_groups_parts GROUP BY g) s'
+SET max_parallel_workers_per_gather = 0;
+SET uldp.test_seed = 11;
+SELECT (:parts_final) AS serial_parts_final \gset
+SET max_parallel_workers_per_gather = 2;
+SET enable_partitionwise_aggregate = on;
+SELECT count(*) FILTER (WHERE plan ~ '^ *(->  )?Finalize HashAggregate') = 1 AS parts_final_hashed,
+	   count(*) FILTER (WHERE plan LIKE '%Gather Merge%') = 0 AS parts_states_unsorted,
+	   count(*) FILTER (WHERE plan ~ '^ *(->  )?Partial HashAggregate') = 2 AS parts_partial_hashed
+FROM (SELECT * FROM pg_temp.plan_lines(:'parts_final')) p(plan);
+SET uldp.test_seed = 11;
+SELECT (:parts_final) = :'serial_parts_final' AS parts_final_equal;
+RESET enable_partitionwise_aggregate;
 SET enable_sort = off;
-DROP TABLE big_groups, serial_final;
+DROP TABLE big_groups, serial_final, big_groups_parts;
 -- a user's groups are bits of its registry entry while they are numbered
 -- below 64 and at most k, then a row of its own (src/groupbound.c): with
 -- 100 groups, users in 1 to 6 of them and k = 3, every user counts in

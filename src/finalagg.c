@@ -52,25 +52,21 @@ contains_release(Node *node, void *context)
 
 /*
  * A final aggregation of partial states that every process sorted and
- * Gather Merge brings in, in order
+ * Gather Merge brings in, in order: what a Sort under the Gather Merge of a
+ * final aggregation sorts are partial states (of each partition's partial
+ * aggregation, under partitionwise aggregation)
  */
 static bool
 is_sorted_states_final(Path *path)
 {
 	Path	   *merged;
-	Path	   *sorted;
 
 	if (!IsA(path, AggPath) || ((AggPath *) path)->aggsplit != AGGSPLIT_FINAL_DESERIAL)
 		return false;
 	merged = ((AggPath *) path)->subpath;
-	if (!IsA(merged, GatherMergePath))
-		return false;
-	sorted = ((GatherMergePath *) merged)->subpath;
-	if (IsA(sorted, SortPath))
-		return IsA(((SortPath *) sorted)->subpath, AggPath);
-	if (IsA(sorted, IncrementalSortPath))
-		return IsA(((IncrementalSortPath *) sorted)->spath.subpath, AggPath);
-	return false;
+	return IsA(merged, GatherMergePath) &&
+		(IsA(((GatherMergePath *) merged)->subpath, SortPath) ||
+		 IsA(((GatherMergePath *) merged)->subpath, IncrementalSortPath));
 }
 
 /* The partial grouping of "grouped", made before it, if any */
