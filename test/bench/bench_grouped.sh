@@ -164,7 +164,8 @@ Grouped releases read their rows twice (an aggregate registers each user's group
 first row is aggregated: doc/privacy.md), then keep every row whose (user, group) pair
 registration did not drop (no lookup at all when no user has more than k groups, as here) and read
 each group's count of users for partition selection from the registry. Registration records a
-user's groups by number (a user's pseudorandom values are computed only once it has more than k
+user's groups by number, as bits of the user's entry while they are at most k and numbered below
+64, as months are (a user's pseudorandom values are computed only once it has more than k
 groups), and each group's table of users grows at once to the size registration counted (half of
 it in each process of a parallel plan) when it first grows: a table that took that memory on its
 group's first row put PostgreSQL's hashed GROUP BY past \`work_mem\` before it had met the other
@@ -179,15 +180,18 @@ In a parallel plan every process holds a table of nearly all the users it meets:
 user, each process meets almost every one of the months table's million users, so the partial
 states are as large as the serial state, and what remains serial is their passing to the leader
 and their merge. The leader's own partial states are handed to its final aggregation by a handle
-(src/handover.c) instead of serialized, copied into a tuple, sorted (written to disk, 80 MB, in
-the grouped plan) and copied back; its registry takes over its own partial registry and adds the
-workers' to it; a worker's users are read where they arrived and added to the leader's table when
-it holds them without growing (the ungrouped release), else kept as a run, with the leader's
-grouped tables written out as runs while it waits for the workers. A worker's states still go
-through PostgreSQL's tuple queue (64 kB at a time) and, grouped, a Sort that writes them to disk:
-about 0.2 s of 1M users' months release with 1 worker is its worker serializing and sending its
-partial state and the leader merging it, and 0.6 s of the grouped one (timestamps logged in
-the aggregate's support functions). PostgreSQL's own per-user aggregation
+(src/handover.c) instead of serialized and copied into a tuple; its registry takes over its own
+partial registry and adds the workers' to it; a worker's users are read where they arrived and
+added to the leader's table when it holds them without growing (the ungrouped release), else kept
+as a run, the leader's table then written out as a run while the worker sends its next group.
+A parallel GROUP BY over releases finishes hashed, over Gather (src/finalagg.c): PostgreSQL's
+own choice for this shape, at about the same estimated cost, sorts every process's partial
+states for a Gather Merge, which for a release means copying its tables of users into a Sort and
+writing them to disk (80 MB here) before the leader sees the first group. A worker's states still
+go through PostgreSQL's tuple queue (64 kB at a time): about 0.2 s of 1M users' months release
+with 1 worker is its worker serializing and sending its partial state and the leader merging it,
+and 0.5-0.6 s of the grouped one, 12 groups one after the other (timestamps logged in the
+aggregate's support functions). PostgreSQL's own per-user aggregation
 (\`SELECT avg(m) FROM (SELECT user_id, avg(x) m FROM months GROUP BY user_id) s\`) sped up 0.95 to
 1.51 times (median 1.16) with 1 worker in 5 pairs of runs here, for the same reason.
 
@@ -198,11 +202,12 @@ memory freed moments before (allocating and zeroing 288 MB to 16 GB, several tim
 process). A release's tables of users, its registry and its partial states are such memory: in a
 profile of the serial months GROUP BY (perf, 10M rows), the kernel zeroing pages on first touch
 (clear_page_erms) took a third of the backend's time. So uldp touches as little memory as it
-can: the registry's rows grow in chunks that are never copied, a complete registry frees what
-only registration read, and the leader copies no partial state of its own. Memory first touched
-by the months releases (page faults counted in /proc/vmstat, a huge page as 2 MB), serially and
-with 1 worker: GROUP BY 492 and 976 MB (555 and 1220-1523 MB before these changes), ungrouped 145
-and 308 MB (145 and 384 MB). How much of a run's memory was freed recently depends on what ran
+can: a user of few groups needs no row in the registry, the registry's rows grow in chunks that
+are never copied, a complete registry frees what only registration read, and the leader copies no
+partial state of its own. Memory first touched by the months releases (page faults counted in
+/proc/vmstat, a huge page as 2 MB), serially and with 1 worker: GROUP BY 430 and 808-856 MB (555
+and 1220-1523 MB at commit fbf29f7, 492 and 976 MB at 954dfd0), ungrouped 145 and 307-308 MB (145
+and 384 MB at fbf29f7). How much of a run's memory was freed recently depends on what ran
 before it, which is much of why runs of one query spread over tens of percent here; PostgreSQL's
 own GROUP BY touches little memory and pays almost none of it."
 
