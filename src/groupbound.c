@@ -687,10 +687,11 @@ keep_only_group(UldpGroupBound *bound, BoundUser *entry, bool found, uint32 grou
 
 /*
  * Adds the buffered pairs.  Their users' buckets were prefetched when they
- * were buffered.  For k > 1 each pair also needs its user's row: the rows
- * are prefetched here and the pairs deferred to the next flush, so that
- * the prefetches have a batch of rows' time to land.  The pairs of a user
- * are still added in the order they were read.
+ * were buffered.  For k > 1 a pair whose group its user's bits do not take
+ * needs the user's row: the rows are prefetched here and such pairs
+ * deferred to the next flush, so that the prefetches have a batch of rows'
+ * time to land.  The pairs of a user are still added in the order they
+ * were read (a user with a row never goes back to bits).
  */
 static void
 register_flush(UldpGroupBound *bound)
