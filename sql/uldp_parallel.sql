@@ -203,6 +203,37 @@ SET max_parallel_workers_per_gather = 2;
 SELECT count(*) FILTER (WHERE plan LIKE '%Partial Aggregate%') = 1 AS many_partial_registries
 FROM (SELECT * FROM pg_temp.plan_lines(:'many')) p(plan);
 :many;
+-- JIT's optimization and inlining thresholds compare a grouped release's
+-- cost without its registration's (src/groupjit.c): just below the whole
+-- plan's cost, PostgreSQL would optimize; from 0, it still does (both true
+-- where PostgreSQL was built without JIT)
+CREATE FUNCTION pg_temp.jit_optimized(query text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+	plan json;
+BEGIN
+	-- JIT is shown with costs only
+	EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || query INTO plan;
+	RETURN (plan -> 0 -> 'JIT' -> 'Options' ->> 'Optimization')::boolean AND
+		(plan -> 0 -> 'JIT' -> 'Options' ->> 'Inlining')::boolean;
+END $$;
+CREATE FUNCTION pg_temp.plan_cost(query text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE
+	plan json;
+BEGIN
+	EXECUTE 'EXPLAIN (FORMAT JSON) ' || query INTO plan;
+	RETURN (plan -> 0 -> 'Plan' ->> 'Total Cost')::float8;
+END $$;
+\set jitted 'SELECT g, user_dp_count(user_id, 1.0) FROM many_groups GROUP BY g'
+SET max_parallel_workers_per_gather = 0;
+SET jit = on;
+SET jit_above_cost = 0;
+SELECT set_config('jit_optimize_above_cost', (pg_temp.plan_cost(:'jitted') - 1)::text, false) IS NOT NULL AS set,
+	   set_config('jit_inline_above_cost', (pg_temp.plan_cost(:'jitted') - 1)::text, false) IS NOT NULL AS set;
+SELECT NOT pg_jit_available() OR NOT pg_temp.jit_optimized(:'jitted') AS registration_not_counted;
+SET jit_optimize_above_cost = 0;
+SET jit_inline_above_cost = 0;
+SELECT NOT pg_jit_available() OR pg_temp.jit_optimized(:'jitted') AS reading_counted;
+RESET jit; RESET jit_above_cost; RESET jit_optimize_above_cost; RESET jit_inline_above_cost;
 SET uldp.max_groups_per_user = 2;
 DROP TABLE many_groups;
 -- unless it spilled: it frees a batch's states when it loads the next, so

@@ -71,6 +71,7 @@
 #include "utils/regproc.h"
 
 #include "gate.h"
+#include "groupjit.h"
 #include "grouping.h"
 #include "params.h"
 #include "protect.h"
@@ -517,8 +518,11 @@ plan_checked(Query *parse, const char *query_string, int cursorOptions, ParamLis
 	if (!context->gated)
 	{
 		if (previous_planner_hook)
-			return previous_planner_hook(parse, query_string, cursorOptions, boundParams);
-		return standard_planner(parse, query_string, cursorOptions, boundParams);
+			plan = previous_planner_hook(parse, query_string, cursorOptions, boundParams);
+		else
+			plan = standard_planner(parse, query_string, cursorOptions, boundParams);
+		uldp_group_jit(plan);
+		return plan;
 	}
 
 	if (Debug_print_plan)
@@ -533,6 +537,7 @@ plan_checked(Query *parse, const char *query_string, int cursorOptions, ParamLis
 	else
 		plan = standard_planner(parse, query_string, cursorOptions, boundParams);
 	AtEOXact_GUC(true, nest_level);
+	uldp_group_jit(plan);
 	return plan;
 }
 

@@ -757,24 +757,28 @@ uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k, List **key_
 	return true;
 }
 
-/*
- * Does "scan" read a registration: a CTE whose plan is the aggregate
- * uldp.group_registry alone, finished?
- */
+/* Is "cte" the plan of a registration: the aggregate uldp.group_registry alone, finished? */
 bool
-uldp_grouping_reads_registration(CteScan *scan, EState *estate)
+uldp_grouping_is_registration_plan(Plan *cte)
 {
-	Plan	   *cte;
 	TargetEntry *entry;
 
-	if (scan->ctePlanId < 1 || scan->ctePlanId > list_length(estate->es_plannedstmt->subplans))
-		return false;
-	cte = list_nth(estate->es_plannedstmt->subplans, scan->ctePlanId - 1);
 	if (cte == NULL || !IsA(cte, Agg) || ((Agg *) cte)->aggstrategy != AGG_PLAIN ||
 		DO_AGGSPLIT_SKIPFINAL(((Agg *) cte)->aggsplit) || list_length(cte->targetlist) != 1)
 		return false;
 	entry = linitial_node(TargetEntry, cte->targetlist);
-	return IsA(entry->expr, Aggref) && ((Aggref *) entry->expr)->aggfnoid == registry_oid(false);
+	return IsA(entry->expr, Aggref) && OidIsValid(registry_oid(true)) &&
+		((Aggref *) entry->expr)->aggfnoid == registry_oid(true);
+}
+
+/* Does "scan" read a registration? */
+bool
+uldp_grouping_reads_registration(CteScan *scan, EState *estate)
+{
+	if (scan->ctePlanId < 1 || scan->ctePlanId > list_length(estate->es_plannedstmt->subplans))
+		return false;
+	return uldp_grouping_is_registration_plan(list_nth(estate->es_plannedstmt->subplans,
+													   scan->ctePlanId - 1));
 }
 
 /*

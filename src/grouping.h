@@ -18,6 +18,7 @@ extern bool uldp_grouped_call(Aggref *aggref, int user_arg, int64 *slot, int *k,
 							  List **key_types);
 extern bool uldp_grouping_registered_first(AggState *agg, int64 slot, Oid extension);
 extern bool uldp_grouping_registration(AggState *agg, int *k, List **key_types);
+extern bool uldp_grouping_is_registration_plan(Plan *cte);
 extern bool uldp_grouping_reads_registration(CteScan *scan, EState *estate);
 
 #endif							/* ULDP_GROUPING_H */
