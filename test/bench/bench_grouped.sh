@@ -191,7 +191,10 @@ writing them to disk (80 MB here) before the leader sees the first group. A work
 go through PostgreSQL's tuple queue (64 kB at a time): about 0.2 s of 1M users' months release
 with 1 worker is its worker serializing and sending its partial state and the leader merging it,
 and 0.5-0.6 s of the grouped one, 12 groups one after the other (timestamps logged in the
-aggregate's support functions). PostgreSQL's own per-user aggregation
+aggregate's support functions). With \`jit = on\`, JIT's optimization and inlining thresholds are
+compared with the grouped plan's cost less its registration's (src/groupjit.c): the second
+reading doubled the cost past \`jit_optimize_above_cost\`, and every process then inlined and
+optimized the key's date_trunc, 0.1-0.2 s each, which the readings did not win back. PostgreSQL's own per-user aggregation
 (\`SELECT avg(m) FROM (SELECT user_id, avg(x) m FROM months GROUP BY user_id) s\`) sped up 0.95 to
 1.51 times (median 1.16) with 1 worker in 5 pairs of runs here, for the same reason.
 
