@@ -611,29 +611,6 @@ keep_group_bit(BoundUser *entry, uint32 group, int k)
 	return true;
 }
 
-/* Moves the groups of a user's bits to a new row of its own, for good. */
-static void
-extend_user(UldpGroupBound *bound, BoundUser *entry)
-{
-	uint32		number = new_row(bound);
-	uint32	   *row = user_row(bound, number);
-	uint32		n = 0;
-
-	for (uint64 bits = entry->held.bits; bits != 0; bits &= bits - 1)
-		ROW_GROUPS(row)[n++] = pg_rightmost_one_pos64(bits);
-	row[0] = n;
-	entry->group_or_row = number;
-	entry->extended = true;
-}
-
-/* A new user's entry (k > 1): no groups yet, in its bits. */
-static inline void
-new_user(BoundUser *entry)
-{
-	entry->held.bits = 0;
-	entry->extended = false;
-}
-
 /*
  * The number of groups of a user (k > 1) and, into "groups", their numbers
  * (room for k).
@@ -653,6 +630,26 @@ user_groups(const UldpGroupBound *bound, const BoundUser *entry, uint32 *groups)
 	for (uint64 bits = entry->held.bits; bits != 0; bits &= bits - 1)
 		groups[n++] = pg_rightmost_one_pos64(bits);
 	return n;
+}
+
+/* Moves the groups of a user's bits to a new row of its own, for good. */
+static void
+extend_user(UldpGroupBound *bound, BoundUser *entry)
+{
+	uint32		number = new_row(bound);
+	uint32	   *row = user_row(bound, number);
+
+	row[0] = user_groups(bound, entry, ROW_GROUPS(row));
+	entry->group_or_row = number;
+	entry->extended = true;
+}
+
+/* A new user's entry (k > 1): no groups yet, in its bits. */
+static inline void
+new_user(BoundUser *entry)
+{
+	entry->held.bits = 0;
+	entry->extended = false;
 }
 
 /* Adds a group to a user's entry (k = 1), as keep_group does. */
@@ -761,9 +758,14 @@ count_group_users(UldpGroupBound *bound)
 		}
 		bound_users_start_iterate(bound->users, &iterator);
 		while ((entry = bound_users_iterate(bound->users, &iterator)) != NULL)
-			if (!entry->extended)
-				for (uint64 bits = entry->held.bits; bits != 0; bits &= bits - 1)
-					bound->group_users[pg_rightmost_one_pos64(bits)]++;
+		{
+			uint32		groups[BIT_GROUPS];
+
+			if (entry->extended)
+				continue;
+			for (uint32 i = user_groups(bound, entry, groups); i > 0; i--)
+				bound->group_users[groups[i - 1]]++;
+		}
 	}
 }
 
