@@ -194,7 +194,8 @@ and 0.5-0.6 s of the grouped one, 12 groups one after the other (timestamps logg
 aggregate's support functions). With \`jit = on\`, JIT's optimization and inlining thresholds are
 compared with the grouped plan's cost less its registration's (src/groupjit.c): the second
 reading doubled the cost past \`jit_optimize_above_cost\`, and every process then inlined and
-optimized the key's date_trunc, 0.1-0.2 s each, which the readings did not win back. PostgreSQL's own per-user aggregation
+optimized the key's date_trunc, 0.1-0.2 s each, which the readings did not win back.
+PostgreSQL's own per-user aggregation
 (\`SELECT avg(m) FROM (SELECT user_id, avg(x) m FROM months GROUP BY user_id) s\`) sped up 0.95 to
 1.51 times (median 1.16) with 1 worker in 5 pairs of runs here, for the same reason.
 
