@@ -762,13 +762,15 @@ bool
 uldp_grouping_is_registration_plan(Plan *cte)
 {
 	TargetEntry *entry;
+	Oid			registry;
 
 	if (cte == NULL || !IsA(cte, Agg) || ((Agg *) cte)->aggstrategy != AGG_PLAIN ||
 		DO_AGGSPLIT_SKIPFINAL(((Agg *) cte)->aggsplit) || list_length(cte->targetlist) != 1)
 		return false;
 	entry = linitial_node(TargetEntry, cte->targetlist);
-	return IsA(entry->expr, Aggref) && OidIsValid(registry_oid(true)) &&
-		((Aggref *) entry->expr)->aggfnoid == registry_oid(true);
+	registry = registry_oid(true);
+	return IsA(entry->expr, Aggref) && OidIsValid(registry) &&
+		((Aggref *) entry->expr)->aggfnoid == registry;
 }
 
 /* Does "scan" read a registration? */

@@ -9,9 +9,9 @@
  * more than a few megabytes therefore asks for transparent huge pages,
  * where the kernel grants them on request (transparent_hugepage = madvise,
  * Debian's default): the lookups then stay within the TLB's reach, and the
- * table is faulted in 2 MB at a time instead of 4 kB.  This changes only how the
- * memory is mapped, never how much is held, so the memory bounds of the
- * aggregates are unaffected; measured in doc/benchmark-grouped.md.
+ * table is faulted in 2 MB at a time instead of 4 kB.  This changes only
+ * how the memory is mapped, never how much is held, so the memory bounds of
+ * the aggregates are unaffected; measured in doc/benchmark-grouped.md.
  *
  *-------------------------------------------------------------------------
  */

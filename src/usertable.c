@@ -119,15 +119,6 @@ uldp_user_table_expect(UldpUserTable *table, int64 users)
 }
 
 /*
- * Would the flushed table hold "users" users without growing?
- */
-static bool
-table_holds(const UldpUserTable *table, uint64 users)
-{
-	return users < table->users->grow_threshold;
-}
-
-/*
  * Writes a flushed table's users at "cursor" (uldp_user_table_write) and
  * empties it, freeing its entries.
  */
@@ -278,8 +269,8 @@ uldp_user_table_merge_fits(UldpUserTable *table, const char *cursor, int64 nuser
 	int64		sample = Min(nusers, MERGE_SAMPLE);
 
 	return sample == 0 ||
-		table_holds(table, users_with_new(table, nusers, sample,
-													sample_found(table, cursor, sample)));
+		users_with_new(table, nusers, sample, sample_found(table, cursor, sample)) <
+		table->users->grow_threshold;
 }
 
 /*
