@@ -6,7 +6,7 @@ EXTENSION = uldp
 LOCAL_MODULES = error json xoshiro hadamard round summary grids report \
 	reportjson shuffle exactnoise
 MODULE_big = uldp
-OBJS = src/uldp.o src/random.o src/noise.o src/params.o src/tablemem.o src/handover.o src/usertable.o src/usermerge.o src/rowbound.o src/shardquery.o src/shardgroups.o src/shardrewrite.o src/shardrows.o src/pairunpack.o src/releasekind.o src/userstate.o src/fixedsum.o src/partvalues.o src/radixsort.o \
+OBJS = src/uldp.o src/random.o src/noise.o src/params.o src/tablemem.o src/handover.o src/sharedpass.o src/usertable.o src/usermerge.o src/rowbound.o src/shardquery.o src/shardgroups.o src/shardrewrite.o src/shardrows.o src/pairunpack.o src/releasekind.o src/userstate.o src/fixedsum.o src/partvalues.o src/radixsort.o \
 	src/range.o src/release.o src/budget.o \
 	src/protect.o src/gate.o src/safe_expr.o src/safe_arith.o src/safe_time.o \
 	src/safe_text.o \

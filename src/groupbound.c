@@ -62,6 +62,7 @@
 #include "handover.h"
 #include "radixsort.h"
 #include "random.h"
+#include "sharedpass.h"
 #include "siphash.h"
 #include "tablemem.h"
 #include "userstate.h"
@@ -1079,9 +1080,13 @@ put(char *cursor, const void *data, Size length)
 	return cursor + length;
 }
 
-/* A partial registry, serialized (see PartialHeader). */
+/*
+ * A partial registry, serialized (see PartialHeader), in the room of
+ * uldp_pass_alloc for the serialization function called with "fcinfo", or
+ * NULL: in the current memory context.
+ */
 bytea *
-uldp_group_bound_serialize(UldpGroupBound *bound)
+uldp_group_bound_serialize(UldpGroupBound *bound, FunctionCallInfo fcinfo)
 {
 	uint32		ngroups = uldp_group_names_count(bound->names);
 	NameSlots	slots;
@@ -1119,8 +1124,8 @@ uldp_group_bound_serialize(UldpGroupBound *bound)
 	header.name_bytes = slots.bytes;
 	check_passable(VARHDRSZ + sizeof(header) + slots.bytes + user_bytes +
 				   header.ndropped * sizeof(uint64), "partial registry of groups");
-	result = palloc_extended(VARHDRSZ + sizeof(header) + slots.bytes + user_bytes +
-							 header.ndropped * sizeof(uint64), MCXT_ALLOC_HUGE);
+	result = uldp_pass_alloc(fcinfo, VARHDRSZ + sizeof(header) + slots.bytes + user_bytes +
+							 header.ndropped * sizeof(uint64));
 	cursor = put(VARDATA(result), &header, sizeof(header));
 	for (uint32 g = 0; g < ngroups; g++)
 	{
@@ -1425,7 +1430,7 @@ merge_received(UldpGroupBound *bound)
 			lfirst(cell) = NULL;
 		}
 		else
-			lfirst(cell) = uldp_group_bound_serialize(partial);
+			lfirst(cell) = uldp_group_bound_serialize(partial, NULL);
 		pfree(received);
 	}
 	foreach(cell, bound->received)

@@ -8,6 +8,7 @@
 #ifndef ULDP_GROUPBOUND_H
 #define ULDP_GROUPBOUND_H
 
+#include "fmgr.h"
 #include "nodes/pg_list.h"
 #include "utils/palloc.h"
 
@@ -51,7 +52,7 @@ extern bool uldp_group_bound_is_partial(const UldpGroupBound *bound);
 extern bool uldp_group_bound_is_complete(const UldpGroupBound *bound);
 extern uint32 uldp_group_bound_group(UldpGroupBound *bound, const char *name, uint32 length);
 extern void uldp_group_bound_add(UldpGroupBound *bound, uint64 user, uint32 group);
-extern bytea *uldp_group_bound_serialize(UldpGroupBound *bound);
+extern bytea *uldp_group_bound_serialize(UldpGroupBound *bound, FunctionCallInfo fcinfo);
 extern bytea *uldp_group_bound_hand_over(UldpGroupBound *bound);
 extern void uldp_group_bound_receive(UldpGroupBound *bound, bytea *received);
 extern bytea *uldp_group_bound_complete(UldpGroupBound *bound);

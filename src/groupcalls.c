@@ -52,6 +52,7 @@
 #include "handover.h"
 #include "params.h"
 #include "selection.h"
+#include "sharedpass.h"
 #include "siphash.h"
 #include "usertable.h"
 
@@ -649,7 +650,7 @@ uldp_registry_serialfn(PG_FUNCTION_ARGS)
 
 	if (uldp_can_hand_over(fcinfo))
 		PG_RETURN_BYTEA_P(uldp_group_bound_hand_over(bound));
-	PG_RETURN_BYTEA_P(uldp_group_bound_serialize(bound));
+	PG_RETURN_BYTEA_P(uldp_pass_finish(fcinfo, uldp_group_bound_serialize(bound, fcinfo)));
 }
 
 PG_FUNCTION_INFO_V1(uldp_registry_deserialfn);
@@ -661,11 +662,14 @@ uldp_registry_deserialfn(PG_FUNCTION_ARGS)
 	MemoryContext aggcontext;
 	bytea	   *serialized = PG_GETARG_BYTEA_PP(0);
 	bytea	   *copy;
+	UldpPassed	passed;
 
 	if (!AggCheckCallContext(fcinfo, &aggcontext))
 		elog(ERROR, "uldp.group_registry called in a non-aggregate context");
+	serialized = uldp_pass_open(fcinfo, serialized, &passed);
 	copy = MemoryContextAllocHuge(aggcontext, VARSIZE_ANY(serialized));
 	memcpy(copy, serialized, VARSIZE_ANY(serialized));
+	uldp_pass_release(&passed);
 	PG_RETURN_POINTER(copy);
 }
 

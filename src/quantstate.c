@@ -38,6 +38,7 @@
 #include "handover.h"
 #include "params.h"
 #include "quantstate.h"
+#include "sharedpass.h"
 #include "statement.h"
 #include "userstate.h"
 
@@ -288,7 +289,7 @@ uldp_quantile_serialfn(PG_FUNCTION_ARGS)
 	header.key_typlen = state->key_typlen;
 	header.nrows = state->nrows + state->part_rows;
 	size = VARHDRSZ + sizeof(header) + header.nrows * sizeof(UldpQuantileRow);
-	result = palloc_extended(size, MCXT_ALLOC_HUGE);
+	result = uldp_pass_alloc(fcinfo, size);
 	SET_VARSIZE(result, size);
 	cursor = VARDATA(result);
 	memcpy(cursor, &header, sizeof(header));
@@ -304,7 +305,7 @@ uldp_quantile_serialfn(PG_FUNCTION_ARGS)
 		cursor += part->nrows * sizeof(UldpQuantileRow);
 	}
 	Assert(cursor == (char *) result + size);
-	PG_RETURN_BYTEA_P(result);
+	PG_RETURN_BYTEA_P(uldp_pass_finish(fcinfo, result));
 }
 
 /* A state whose own array is a copy of the serialized rows. */
@@ -316,12 +317,14 @@ uldp_quantile_deserialfn(PG_FUNCTION_ARGS)
 	QuantileStateHeader header;
 	UldpQuantileState *state;
 	Size		bytes;
+	UldpPassed	passed;
 
 	if (!AggCheckCallContext(fcinfo, &aggcontext))
 		elog(ERROR, "uldp_quantile_deserialfn called in non-aggregate context");
 	state = uldp_take_handed_over(serialized);
 	if (state != NULL)
 		PG_RETURN_POINTER(state);
+	serialized = uldp_pass_open(fcinfo, serialized, &passed);
 	memcpy(&header, VARDATA_ANY(serialized), sizeof(header));
 	state = state_create(aggcontext, header.key_byval, header.key_typlen,
 						 uldp_release_bounded(fcinfo));
@@ -333,6 +336,7 @@ uldp_quantile_deserialfn(PG_FUNCTION_ARGS)
 		memcpy(state->rows, VARDATA_ANY(serialized) + sizeof(header), bytes);
 		state->nrows = state->capacity = header.nrows;
 	}
+	uldp_pass_release(&passed);
 	PG_RETURN_POINTER(state);
 }
 

@@ -45,6 +45,7 @@
 #include "groupcalls.h"
 #include "handover.h"
 #include "partvalues.h"
+#include "sharedpass.h"
 #include "statement.h"
 #include "usermerge.h"
 #include "userstate.h"
@@ -74,6 +75,8 @@ struct UldpState
 	Size		run_bytes;
 	/* deserialized: its runs are the value it was read from, not copies */
 	bool		borrowed;
+	/* that value, when a worker passed it in shared memory */
+	UldpPassed	passed;
 	/* a grouped release's: the users registered in its group, else -1 */
 	int64		group_users;
 	/* shards' sums merged instead of users (uldp_user_merge_transfn) */
@@ -89,6 +92,7 @@ struct UldpState
  */
 typedef struct UldpStateHeader
 {
+	uint32		magic;			/* STATE_MAGIC, never ULDP_PASS_MAGIC */
 	UldpParams	params;
 	bool		key_byval;
 	int16		key_typlen;
@@ -98,6 +102,8 @@ typedef struct UldpStateHeader
 	int64		nvalues;		/* -1: a state without shards' values */
 	bool		values_average;
 } UldpStateHeader;
+
+#define STATE_MAGIC 0x554c5331	/* "ULS1" */
 
 PG_FUNCTION_INFO_V1(uldp_user_transfn);
 PG_FUNCTION_INFO_V1(uldp_user_bool_transfn);
@@ -648,6 +654,7 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 	if (state1 == NULL)
 	{
 		own_runs(state2);
+		uldp_pass_release(&state2->passed);
 		PG_RETURN_POINTER(state2);
 	}
 	/* the users of the smaller table go into the larger (a handed-over one) */
@@ -705,6 +712,7 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 	}
 	state2->runs = NIL;
 	state2->borrowed = false;
+	uldp_pass_release(&state2->passed);
 	if (state2->partition_values != NIL)
 	{
 		MemoryContext old_context = MemoryContextSwitchTo(state1->context);
@@ -745,6 +753,7 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 		PG_RETURN_BYTEA_P(uldp_hand_over(state, state->context));
 	entries = state_entries(state);
 	memset(&header, 0, sizeof(header));
+	header.magic = STATE_MAGIC;
 	header.nvalues = -1;
 	if (partitions != NIL)
 	{
@@ -752,8 +761,8 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 		values = uldp_merge_partition_values(partitions, &nvalues);
 		header.nvalues = nvalues;
 	}
-	result = palloc_extended(VARHDRSZ + sizeof(header) + entries * ULDP_SERIALIZED_USER_BYTES +
-							 nvalues * sizeof(double), MCXT_ALLOC_HUGE);
+	result = uldp_pass_alloc(fcinfo, VARHDRSZ + sizeof(header) +
+							 entries * ULDP_SERIALIZED_USER_BYTES + nvalues * sizeof(double));
 	users = VARDATA(result) + sizeof(header);
 	if (state->runs == NIL)
 		cursor = uldp_user_table_write(&state->table, users);
@@ -785,7 +794,7 @@ uldp_user_serialfn(PG_FUNCTION_ARGS)
 	header.has_sums = state->has_sums;
 	header.sums = state->sums;
 	memcpy(VARDATA(result), &header, sizeof(header));
-	PG_RETURN_BYTEA_P(result);
+	PG_RETURN_BYTEA_P(uldp_pass_finish(fcinfo, result));
 }
 
 /*
@@ -801,17 +810,22 @@ uldp_user_deserialfn(PG_FUNCTION_ARGS)
 	MemoryContext aggcontext;
 	UldpStateHeader header;
 	UldpState  *state;
+	UldpPassed	passed;
 
 	if (!AggCheckCallContext(fcinfo, &aggcontext))
 		elog(ERROR, "uldp_user_deserialfn called in non-aggregate context");
 	state = uldp_take_handed_over(serialized);
 	if (state != NULL)
 		PG_RETURN_POINTER(state);
+	serialized = uldp_pass_open(fcinfo, serialized, &passed);
 	memcpy(&header, VARDATA_ANY(serialized), sizeof(header));
+	if (header.magic != STATE_MAGIC)
+		elog(ERROR, "uldp_user_deserialfn received a value that is not a user state");
 	state = state_create(aggcontext, &header.params, header.key_byval,
 						 header.key_typlen, uldp_release_bounded(fcinfo), INITIAL_USERS);
 	state->has_sums = header.has_sums;
 	state->sums = header.sums;
+	state->passed = passed;
 	borrow_run(state, VARDATA_ANY(serialized) + sizeof(header), header.nusers);
 	if (header.nvalues >= 0)
 	{
