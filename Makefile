@@ -14,7 +14,7 @@ OBJS = src/uldp.o src/random.o src/noise.o src/params.o src/tablemem.o src/hando
 	src/vecrelease.o src/sgd.o src/abovethreshold.o src/gaussvec.o src/sgdproblem.o src/sgdwinsorized.o src/sgdphased.o src/sgdphases.o src/sgdaccelerated.o src/sgdrobust.o src/concentration.o src/sgdoutlier.o src/statement.o src/dimension.o \
 	src/budgetadmin.o src/dropguard.o src/grid.o \
 	src/clipping.o src/count.o src/quantstate.o src/quantile.o \
-	src/siphash.o src/groupnames.o src/groupbound.o src/groupcalls.o src/keymemo.o src/grouping.o src/selection.o src/finalagg.o src/groupjit.o \
+	src/siphash.o src/groupnames.o src/groupbound.o src/groupcalls.o src/keymemo.o src/grouping.o src/selection.o src/finalagg.o src/groupjit.o src/releaseworkers.o \
 	src/ldphost.o src/ldpround.o src/ldpreport.o src/ldpdecode.o src/ldpresult.o src/ldpshuffle.o \
 	$(patsubst %,src/local/%.o,$(LOCAL_MODULES))
 DATA = sql/uldp--0.1.sql sql/uldp--0.1--0.2.sql sql/uldp--0.2--0.3.sql \

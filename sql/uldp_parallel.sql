@@ -24,6 +24,9 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET parallel_leader_participation = off;
+-- the plans below start 2 workers on any number of CPUs (the default caps
+-- a Gather over releases at one fewer than the CPUs online)
+SET uldp.max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT user_dp_mean(x, user_id, 1.0, 0, 100, 2) FROM big;
 SET uldp.test_seed = 5;
 SELECT user_dp_mean(x, user_id, 1.0, 0, 100, 2) = :serial_int AS parallel_int_equal FROM big;
@@ -38,6 +41,19 @@ SELECT user_dp_sum_ci(x, user_id, 1.0, 0, 5000)::text = :'serial_sum_ci' AS para
 -- a boolean mean has the bounds [0, 1] in the parallel plan too
 SET uldp.test_seed = 5;
 SELECT user_dp_mean_ci(x > 50, user_id, 1.0)::text = :'serial_flag' AS parallel_flag_equal FROM big;
+-- uldp.max_parallel_workers_per_gather caps the workers of a Gather over
+-- releases, not of one over PostgreSQL's own aggregates; the releases are
+-- the same with any number of workers
+SET uldp.max_parallel_workers_per_gather = 1;
+EXPLAIN (COSTS OFF) SELECT user_dp_mean(x, user_id, 1.0, 0, 100, 2) FROM big;
+EXPLAIN (COSTS OFF) SELECT avg(x) FROM big;
+SET uldp.test_seed = 5;
+SELECT user_dp_mean(x, user_id, 1.0, 0, 100, 2) = :serial_int AS one_worker_int_equal FROM big;
+SET uldp.max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF) SELECT user_dp_mean(x, user_id, 1.0, 0, 100, 2) FROM big;
+SET uldp.test_seed = 5;
+SELECT user_dp_mean(x, user_id, 1.0, 0, 100, 2) = :serial_int AS no_worker_int_equal FROM big;
+SET uldp.max_parallel_workers_per_gather = 2;
 -- with the leader aggregating too, its partial state is handed over to its
 -- final aggregation, not serialized (src/handover.c)
 SET parallel_leader_participation = on;
@@ -52,6 +68,7 @@ SET parallel_leader_participation = off;
 -- an empty parallel scan
 SELECT user_dp_mean(x, user_id, 1.0, 0, 100) IS NOT NULL AS empty_parallel FROM big WHERE x < 0;
 RESET ALL;
+SET uldp.max_parallel_workers_per_gather = 2;	-- on any number of CPUs
 
 -- grouped releases: the registration runs once, in the leader, and the
 -- aggregation in every process, which read the registry's snapshot; users
@@ -252,6 +269,7 @@ FROM plan a JOIN plan b ON b.n IN (a.n + 1, a.n + 2) WHERE a.line LIKE '%Partial
 SET uldp.test_seed = 9;
 SELECT (:counts) = :'serial_counts' AS spilled_counts_equal;
 RESET ALL;
+SET uldp.max_parallel_workers_per_gather = 2;	-- on any number of CPUs
 
 -- the merges of shards' parts (doc/scale-out.md): per-user states,
 -- partitions' sums and their users' sorted values, here one part per user

@@ -80,6 +80,7 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
+SET uldp.max_parallel_workers_per_gather = 2;	-- on any number of CPUs
 EXPLAIN (COSTS OFF) SELECT user_dp_mean(amount, user_id, 1.0, 0, 100) FROM protected_visits WHERE region < 4;
 SET uldp.test_seed = 13;
 SET SESSION AUTHORIZATION uldp_protect_analyst;

@@ -116,6 +116,7 @@ SET uldp.test_seed = 5;
 SELECT user_dp_quantile(x, user_name, 1.0, 0.7) AS serial_text FROM quant_big \gset
 SELECT round(:serial_int::numeric, 3) AS serial_int, round(:serial_text::numeric, 3) AS serial_text;
 SET max_parallel_workers_per_gather = 2;
+SET uldp.max_parallel_workers_per_gather = 2;	-- on any number of CPUs
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;

@@ -76,6 +76,7 @@
 #include "params.h"
 #include "protect.h"
 #include "releasekind.h"
+#include "releaseworkers.h"
 #include "safe_expr.h"
 #include "shardrewrite.h"
 #include "shardrows.h"
@@ -503,6 +504,18 @@ gate_walker(Node *node, GateContext *context)
 	return expression_tree_walker(node, gate_walker, (void *) context);
 }
 
+/*
+ * What uldp decides of a plan with releases that PostgreSQL decided
+ * without knowing them: JIT (groupjit.c) and the number of workers
+ * (releaseworkers.c).
+ */
+static void
+finish_plan(PlannedStmt *plan)
+{
+	uldp_group_jit(plan);
+	uldp_cap_release_workers(plan);
+}
+
 /* Plans a statement checked by the gate. */
 static PlannedStmt *
 plan_checked(Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams,
@@ -521,7 +534,7 @@ plan_checked(Query *parse, const char *query_string, int cursorOptions, ParamLis
 			plan = previous_planner_hook(parse, query_string, cursorOptions, boundParams);
 		else
 			plan = standard_planner(parse, query_string, cursorOptions, boundParams);
-		uldp_group_jit(plan);
+		finish_plan(plan);
 		return plan;
 	}
 
@@ -537,7 +550,7 @@ plan_checked(Query *parse, const char *query_string, int cursorOptions, ParamLis
 	else
 		plan = standard_planner(parse, query_string, cursorOptions, boundParams);
 	AtEOXact_GUC(true, nest_level);
-	uldp_group_jit(plan);
+	finish_plan(plan);
 	return plan;
 }
 

@@ -28,6 +28,7 @@
 #include "protect.h"
 #include "quantile.h"
 #include "releasekind.h"
+#include "releaseworkers.h"
 #include "random.h"
 #include "release.h"
 #include "selection.h"
@@ -111,6 +112,17 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("uldp.max_parallel_workers_per_gather",
+							"Most workers a Gather over uldp releases starts (-1: one fewer than the CPUs online).",
+							"Every process of a parallel release holds a table of the users it meets; "
+							"a process beyond the CPUs only adds one. PostgreSQL's max_parallel_workers_per_gather "
+							"still caps it.",
+							&uldp_max_parallel_workers_per_gather,
+							-1, -1, 1024,	/* MAX_PARALLEL_WORKER_LIMIT */
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("uldp");
 
