@@ -4,7 +4,8 @@
 # Starts a throwaway PostgreSQL 15 cluster (port 54340 unless ULDP_PORT is set, shared_buffers
 # 2GB so that every table stays cached, work_mem and jit left at their defaults), loads tables
 # of 4M rows (int user ids in random order: 40k users, 1M users, 1 user; text ids: 40k users) and
-# times, serial (max_parallel_workers_per_gather = 0) and parallel (= 1 and 2), the median of 5 runs
+# times, serial (max_parallel_workers_per_gather = 0) and parallel (= 1 and 2, and
+# uldp.max_parallel_workers_per_gather alike, so that 2 workers are 2 on any machine), the median of 5 runs
 # after one warm-up run (the warm-up is an EXPLAIN ANALYZE, which gives the plan notes) of
 #   avg        SELECT avg(x) FROM t
 #   two-level  SELECT avg(m) FROM (SELECT avg(x) m FROM t GROUP BY user_id) s
@@ -71,7 +72,7 @@ bench_set() {
     for k in "${!QUERY_NAMES[@]}"; do queries+=("$(query_text "${QUERY_NAMES[k]}" "$t")"); done
     out="$(
         {
-            echo "SET max_parallel_workers_per_gather = $w;"
+            echo "SET max_parallel_workers_per_gather = $w; SET uldp.max_parallel_workers_per_gather = $w;"
             for k in "${!queries[@]}"; do
                 echo "\\echo '@plan $k'"
                 echo "EXPLAIN (ANALYZE, TIMING OFF) ${queries[k]};"
@@ -183,6 +184,7 @@ for w in 0 2; do
     out="$(bpsql -qAt -v ON_ERROR_STOP=0 2>&1 <<SQL || true
 SET uldp.max_state_memory = '16MB';
 SET max_parallel_workers_per_gather = $w;
+SET uldp.max_parallel_workers_per_gather = $w;
 \\echo 'bench=# SET uldp.max_state_memory = ''16MB''; SET max_parallel_workers_per_gather = $w;'
 \\echo 'bench=# SELECT user_dp_mean(x, user_id, 1.0, 0, 1000, 5) FROM t1m;'
 SELECT user_dp_mean(x, user_id, 1.0, 0, 1000, 5) FROM t1m;
@@ -246,7 +248,9 @@ Tables: $ROWS rows each, \`x = random() * 1000\` (float8), rows in random user o
 | t40k_text | text: t40k's ids as text | ${NUSERS[t40k_text]} | ${SIZE[t40k_text]} |
 | t1 | int, all 1 (memory baseline) | ${NUSERS[t1]} | ${SIZE[t1]} |
 
-Queries, per table and setting of max_parallel_workers_per_gather ("workers"), in one session:
+Queries, per table and setting of max_parallel_workers_per_gather ("workers", and
+\`uldp.max_parallel_workers_per_gather\` alike: by default it caps a Gather over releases at one
+fewer than the CPUs online), in one session:
 one EXPLAIN (ANALYZE, TIMING OFF) warm-up of each, then $RUNS rounds running each once (interleaved),
 timed by psql \`\\timing\`; the tables show the median:
 
