@@ -9,7 +9,7 @@ LOAD 'uldp';
 -- a role with nothing but PUBLIC's privileges
 CREATE ROLE uldp_tap_api_nobody NOLOGIN;
 
-SELECT plan(152);
+SELECT plan(154);
 
 -- ---------------------------------------------------------------------------
 -- aggregates (public schema): 3 arities x 2, polymorphic user id
@@ -482,10 +482,16 @@ SELECT is((SELECT context || ' ' || vartype || ' ' || boot_val || ' ' || min_val
 SELECT is((SELECT context || ' ' || vartype || ' ' || boot_val || ' ' || min_val || ' ' || max_val FROM pg_settings
            WHERE name = 'uldp.max_partition_rows'), 'user integer 3000000 1 53687089',
     'uldp.max_partition_rows: any role may set it (uldp.max_state_memory bounds what it allows), default 3M, at most what a 1 GB state holds');
+SELECT is((SELECT context || ' ' || vartype || ' ' || boot_val || ' ' || min_val || ' ' || max_val FROM pg_settings
+           WHERE name = 'uldp.max_parallel_workers_per_gather'), 'user integer -1 -1 1024',
+    'uldp.max_parallel_workers_per_gather: any role may set it, default -1 (one fewer than the CPUs)');
+SELECT throws_ok($$SET LOCAL uldp.max_parallel_workers_per_gather = -2$$, '22023', NULL,
+    'uldp.max_parallel_workers_per_gather is at least -1');
 SELECT is((SELECT array_agg(name::text ORDER BY name) FROM pg_settings WHERE name LIKE 'uldp.%'),
     ARRAY['uldp.allow_drop', 'uldp.group_selection_delta', 'uldp.group_selection_epsilon',
-          'uldp.max_groups_per_user', 'uldp.max_partition_rows', 'uldp.max_state_memory', 'uldp.test_seed'],
-    'uldp defines exactly these seven GUCs');
+          'uldp.max_groups_per_user', 'uldp.max_parallel_workers_per_gather', 'uldp.max_partition_rows',
+          'uldp.max_state_memory', 'uldp.test_seed'],
+    'uldp defines exactly these eight GUCs');
 SELECT lives_ok($$SET LOCAL uldp.test_seed = 42$$, 'a superuser can set uldp.test_seed');
 SELECT is(current_setting('uldp.test_seed'), '42', 'and it takes the value');
 SELECT throws_ok($$SET LOCAL uldp.test_seed = -1$$, '22023', NULL, 'uldp.test_seed cannot be negative');
