@@ -640,8 +640,9 @@ uldp_registry_transfn(PG_FUNCTION_ARGS)
 PG_FUNCTION_INFO_V1(uldp_registry_serialfn);
 
 /*
- * A worker's partial registry, serialized; the leader's, whose final
- * aggregation runs in the leader too, handed over (handover.c).
+ * A worker's partial registry, serialized (into shared memory when large:
+ * sharedpass.c); the leader's, whose final aggregation runs in the leader
+ * too, handed over (handover.c).
  */
 Datum
 uldp_registry_serialfn(PG_FUNCTION_ARGS)

@@ -733,7 +733,8 @@ uldp_user_combinefn(PG_FUNCTION_ARGS)
 /*
  * A state's users, in partition order: its table's, or, when it kept runs,
  * their merge with them; then the shards' values it kept, merged into one
- * sorted run (nvalues -1: none kept).  In the leader, whose final
+ * sorted run (nvalues -1: none kept); a worker's large state is written
+ * into shared memory (sharedpass.c).  In the leader, whose final
  * aggregation combines it, a state is handed over instead (handover.c).
  */
 Datum
