@@ -27,7 +27,6 @@
  */
 #include "postgres.h"
 
-#include "nodes/nodeFuncs.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/planner.h"
 #include "optimizer/tlist.h"
@@ -39,16 +38,6 @@
 #define COST_FUZZ 1.01
 
 static create_upper_paths_hook_type previous_upper_paths_hook = NULL;
-
-static bool
-contains_release(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Aggref) && uldp_is_release(((Aggref *) node)->aggfnoid))
-		return true;
-	return expression_tree_walker(node, contains_release, context);
-}
 
 /*
  * A final aggregation of partial states that every process sorted and
@@ -133,8 +122,8 @@ prefer_hashed_final(PlannerInfo *root, RelOptInfo *grouped, GroupPathExtraData *
 	partial = partial_grouping(root, grouped);
 	if (partial == NULL || partial->partial_pathlist == NIL)
 		return;
-	if (!contains_release((Node *) grouped->reltarget->exprs, NULL) &&
-		!contains_release(extra->havingQual, NULL))
+	if (!uldp_contains_release((Node *) grouped->reltarget->exprs) &&
+		!uldp_contains_release(extra->havingQual))
 		return;
 
 	hashed = hashed_final(root, grouped, extra, partial, sorted->numGroups);

@@ -20,6 +20,7 @@
 #include "catalog/dependency.h"
 #include "catalog/pg_proc.h"
 #include "commands/extension.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/lsyscache.h"
 
 #include "params.h"
@@ -67,4 +68,21 @@ uldp_is_release(Oid aggfnoid)
 		return false;
 	transfn = uldp_aggregate_support_name(aggfnoid, false);
 	return transfn != NULL && strcmp(transfn, "user_merge_transfn") != 0;
+}
+
+static bool
+contains_release_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref) && uldp_is_release(((Aggref *) node)->aggfnoid))
+		return true;
+	return expression_tree_walker(node, contains_release_walker, context);
+}
+
+/* Does the expression "node" hold a release (an Aggref of one)? */
+bool
+uldp_contains_release(Node *node)
+{
+	return contains_release_walker(node, NULL);
 }

@@ -11,6 +11,8 @@
 
 #include "postgres.h"
 
+#include "nodes/nodes.h"
+
 /* most arguments a release takes after its user argument */
 #define ULDP_MAX_RELEASE_PARAMS 4
 
@@ -52,5 +54,6 @@ extern void uldp_register_release(const char *finalfn, UldpPlanRelease plan,
 								  int delta_param);
 extern const UldpReleaseKind *uldp_release_kind(Oid aggfnoid);
 extern bool uldp_is_release(Oid aggfnoid);
+extern bool uldp_contains_release(Node *node);
 
 #endif							/* ULDP_RELEASEKIND_H */

@@ -26,7 +26,6 @@
 
 #include <unistd.h>
 
-#include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 
 #include "grouping.h"
@@ -34,16 +33,6 @@
 #include "releaseworkers.h"
 
 int			uldp_max_parallel_workers_per_gather = -1;
-
-static bool
-is_release_aggref(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Aggref) && uldp_is_release(((Aggref *) node)->aggfnoid))
-		return true;
-	return expression_tree_walker(node, is_release_aggref, context);
-}
 
 /* The plans directly beneath "plan". */
 static List *
@@ -89,8 +78,8 @@ static bool
 cap_gathers(Plan *plan, int cap, bool all)
 {
 	bool		release = IsA(plan, Agg) &&
-		(is_release_aggref((Node *) plan->targetlist, NULL) ||
-		 is_release_aggref((Node *) plan->qual, NULL));
+		(uldp_contains_release((Node *) plan->targetlist) ||
+		 uldp_contains_release((Node *) plan->qual));
 	List	   *children = child_plans(plan);
 	ListCell   *lc;
 
