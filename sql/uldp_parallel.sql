@@ -25,7 +25,7 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET parallel_leader_participation = off;
 -- the plans below start 2 workers on any number of CPUs (the default caps
--- a Gather over releases at one fewer than the CPUs online)
+-- a Gather over releases over many users at one fewer than the CPUs online)
 SET uldp.max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT user_dp_mean(x, user_id, 1.0, 0, 100, 2) FROM big;
 SET uldp.test_seed = 5;
@@ -53,6 +53,10 @@ SET uldp.max_parallel_workers_per_gather = 0;
 EXPLAIN (COSTS OFF) SELECT user_dp_mean(x, user_id, 1.0, 0, 100, 2) FROM big;
 SET uldp.test_seed = 5;
 SELECT user_dp_mean(x, user_id, 1.0, 0, 100, 2) = :serial_int AS no_worker_int_equal FROM big;
+-- by default (-1) only releases over many users (262144 by the planner's
+-- estimate) are capped: big's 5000 users keep 2 workers on any machine
+SET uldp.max_parallel_workers_per_gather = -1;
+EXPLAIN (COSTS OFF) SELECT user_dp_mean(x, user_id, 1.0, 0, 100, 2) FROM big;
 SET uldp.max_parallel_workers_per_gather = 2;
 -- with the leader aggregating too, its partial state is handed over to its
 -- final aggregation, not serialized (src/handover.c)

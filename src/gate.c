@@ -528,6 +528,7 @@ plan_checked(Query *parse, const char *query_string, int cursorOptions, ParamLis
 		{"enable_bitmapscan", "off"}, {"enable_tidscan", "off"},
 	};
 
+	uldp_release_workers_begin();
 	if (!context->gated)
 	{
 		if (previous_planner_hook)

@@ -9,16 +9,20 @@
  * CPUs.  For its own aggregates a process beyond the CPUs costs little: a
  * partial state is a few numbers.  A release's partial state is a table of
  * the users its process met, nearly all of them when a user's rows are
- * spread over the table, so a process beyond the CPUs adds a table of all
- * the users (memory first touched, slow on virtual machines), a
- * serialization and a merge in the leader, and no CPU to pay for them: on
- * 2 cores, 2 workers were slower than 1 for 7 of the 8 releases of
- * doc/benchmark-grouped.md, by up to 25%.  So a Gather (or Gather Merge)
- * whose workers aggregate releases, or register a grouped release's groups,
- * starts at most uldp.max_parallel_workers_per_gather workers: by default
- * (-1) one fewer than the CPUs online, the leader reading rows too, or as
- * many when parallel_leader_participation is off, and at least one.  Only
- * how many processes read the rows changes, never what is released.
+ * spread over the table; with many users a process beyond the CPUs adds a
+ * table too large for the caches (memory first touched, slow on virtual
+ * machines), its serialization and its merge in the leader, and no CPU to
+ * pay for them.  On 2 cores, 2 workers were slower than 1 with 1M users (by
+ * 10-60%: doc/benchmark.md, doc/benchmark-grouped.md) and faster with 40k
+ * (by about 15%, as for PostgreSQL's own aggregates).  So when the planner
+ * estimates, from the user column's statistics, at least MANY_USERS users
+ * for a release or a grouped release's registration, a Gather (or Gather
+ * Merge) whose workers aggregate releases, or register groups, starts at
+ * most uldp.max_parallel_workers_per_gather workers: by default (-1) one
+ * fewer than the CPUs online, the leader reading rows too, or as many when
+ * parallel_leader_participation is off, and at least one.  A setting of 0
+ * or more applies whatever the users.  Only how many processes read the
+ * rows changes, never what is released.
  *
  *-------------------------------------------------------------------------
  */
@@ -26,13 +30,81 @@
 
 #include <unistd.h>
 
+#include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/planner.h"
+#include "utils/selfuncs.h"
 
 #include "grouping.h"
+#include "params.h"
 #include "releasekind.h"
 #include "releaseworkers.h"
 
+/*
+ * The users from which the default cap applies: tables of 7 MB a process
+ * (24-byte entries, at most 90% full), between the 40k users that gained
+ * from a process beyond the CPUs and the 1M that lost.
+ */
+#define MANY_USERS 262144
+
 int			uldp_max_parallel_workers_per_gather = -1;
+
+static create_upper_paths_hook_type previous_upper_paths_hook = NULL;
+
+/* whether the statement being planned releases over MANY_USERS or more */
+static bool many_users_planned = false;
+
+typedef struct UserEstimate
+{
+	PlannerInfo *root;
+	double		input_rows;
+} UserEstimate;
+
+/*
+ * Does "node" hold a release or a registration whose user argument, a
+ * plain column, the planner estimates at MANY_USERS distinct values or
+ * more?  (A grouped release's user argument is wrapped in group_member;
+ * its registration, planned in the same statement, takes the column.)
+ */
+static bool
+has_many_users(Node *node, UserEstimate *estimate)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *aggref = (Aggref *) node;
+		int			user_arg;
+		Expr	   *user;
+
+		if (!uldp_is_release(aggref->aggfnoid) && aggref->aggfnoid != uldp_registry_oid())
+			return false;
+		user_arg = uldp_user_argument(aggref->aggfnoid);
+		if (user_arg >= list_length(aggref->args))
+			return false;
+		user = list_nth_node(TargetEntry, aggref->args, user_arg)->expr;
+		return IsA(user, Var) &&
+			estimate_num_groups(estimate->root, list_make1(user), estimate->input_rows,
+								NULL, NULL) >= MANY_USERS;
+	}
+	return expression_tree_walker(node, has_many_users, estimate);
+}
+
+static void
+release_workers_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
+							RelOptInfo *output_rel, void *extra)
+{
+	if (previous_upper_paths_hook)
+		previous_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+	if (stage == UPPERREL_GROUP_AGG && !many_users_planned && input_rel->rows >= MANY_USERS)
+	{
+		UserEstimate estimate = {root, input_rel->rows};
+
+		many_users_planned =
+			has_many_users((Node *) output_rel->reltarget->exprs, &estimate) ||
+			(extra != NULL && has_many_users(((GroupPathExtraData *) extra)->havingQual, &estimate));
+	}
+}
 
 /* The plans directly beneath "plan". */
 static List *
@@ -96,6 +168,13 @@ cap_gathers(Plan *plan, int cap, bool all)
 	return release;
 }
 
+/* Forgets what an earlier statement's planning found. */
+void
+uldp_release_workers_begin(void)
+{
+	many_users_planned = false;
+}
+
 /* Caps the workers of the statement's Gathers over releases (see above). */
 void
 uldp_cap_release_workers(PlannedStmt *plan)
@@ -103,7 +182,8 @@ uldp_cap_release_workers(PlannedStmt *plan)
 	int			cap = uldp_max_parallel_workers_per_gather;
 	ListCell   *lc;
 
-	if (plan->planTree == NULL || !plan->parallelModeNeeded)
+	if (plan->planTree == NULL || !plan->parallelModeNeeded ||
+		(cap < 0 && !many_users_planned))
 		return;
 	if (cap < 0)
 	{
@@ -121,4 +201,11 @@ uldp_cap_release_workers(PlannedStmt *plan)
 		if (subplan != NULL)
 			(void) cap_gathers(subplan, cap, uldp_grouping_is_registration_plan(subplan));
 	}
+}
+
+void
+uldp_release_workers_init(void)
+{
+	previous_upper_paths_hook = create_upper_paths_hook;
+	create_upper_paths_hook = release_workers_upper_paths;
 }

@@ -14,6 +14,8 @@
 /* uldp.max_parallel_workers_per_gather: -1, the CPUs the leader leaves */
 extern int	uldp_max_parallel_workers_per_gather;
 
+extern void uldp_release_workers_init(void);
+extern void uldp_release_workers_begin(void);
 extern void uldp_cap_release_workers(PlannedStmt *plan);
 
 #endif							/* ULDP_RELEASEWORKERS_H */

@@ -114,10 +114,11 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("uldp.max_parallel_workers_per_gather",
-							"Most workers a Gather over uldp releases starts (-1: one fewer than the CPUs online).",
+							"Most workers a Gather over uldp releases starts (-1: one fewer than the CPUs online, over many users).",
 							"Every process of a parallel release holds a table of the users it meets; "
-							"a process beyond the CPUs only adds one. PostgreSQL's max_parallel_workers_per_gather "
-							"still caps it.",
+							"over many users a process beyond the CPUs only adds one. -1 caps releases whose "
+							"users the planner estimates at 262144 or more; PostgreSQL's "
+							"max_parallel_workers_per_gather still caps it.",
 							&uldp_max_parallel_workers_per_gather,
 							-1, -1, 1024,	/* MAX_PARALLEL_WORKER_LIMIT */
 							PGC_USERSET,
@@ -131,6 +132,7 @@ _PG_init(void)
 	uldp_shard_rewrite_init();
 	uldp_dropguard_init();
 	uldp_final_agg_init();
+	uldp_release_workers_init();
 	/* after the gate, so that its refusals come before any charge */
 	uldp_statement_init();
 	uldp_register_release("mean_finalfn", uldp_scalar_plan, -1);

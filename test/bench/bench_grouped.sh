@@ -151,8 +151,10 @@ REPORT+="
 Parallel speed-up (the median over the rounds of a query's serial time over its time with 1 or 2
 workers in the same round; on 2 cores, 1 worker and the leader use both). The runs set
 \`uldp.max_parallel_workers_per_gather\` to the workers asked for; by default it caps a Gather over
-releases at one fewer than the CPUs online (src/releaseworkers.c), so that on these 2 cores a
-release runs as in the 1-worker columns when PostgreSQL plans 2 workers, as it does by default:
+releases over 262,144 users or more (by the planner's estimate) at one fewer than the CPUs online
+(src/releaseworkers.c), so that on these 2 cores the months releases run as in the 1-worker
+columns when PostgreSQL plans 2 workers, as it does by default, and the countries releases as in
+the 2-worker ones:
 
 | table | query | jit | PostgreSQL, 1 worker | uldp, 1 worker | PostgreSQL, 2 workers | uldp, 2 workers |
 |---|---|---|---|---|---|---|"

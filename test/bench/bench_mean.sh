@@ -249,8 +249,8 @@ Tables: $ROWS rows each, \`x = random() * 1000\` (float8), rows in random user o
 | t1 | int, all 1 (memory baseline) | ${NUSERS[t1]} | ${SIZE[t1]} |
 
 Queries, per table and setting of max_parallel_workers_per_gather ("workers", and
-\`uldp.max_parallel_workers_per_gather\` alike: by default it caps a Gather over releases at one
-fewer than the CPUs online), in one session:
+\`uldp.max_parallel_workers_per_gather\` alike: by default it caps a Gather over releases over 262,144 users or more, by the
+planner's estimate, at one fewer than the CPUs online), in one session:
 one EXPLAIN (ANALYZE, TIMING OFF) warm-up of each, then $RUNS rounds running each once (interleaved),
 timed by psql \`\\timing\`; the tables show the median:
 
