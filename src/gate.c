@@ -507,13 +507,15 @@ gate_walker(Node *node, GateContext *context)
 /*
  * What uldp decides of a plan with releases that PostgreSQL decided
  * without knowing them: JIT (groupjit.c) and the number of workers
- * (releaseworkers.c).
+ * (releaseworkers.c); then what the planning of an enclosing statement, if
+ * this one was planned within it, had found is restored.
  */
 static void
-finish_plan(PlannedStmt *plan)
+finish_plan(PlannedStmt *plan, bool outer_many_users)
 {
 	uldp_group_jit(plan);
 	uldp_cap_release_workers(plan);
+	uldp_release_workers_end(outer_many_users);
 }
 
 /* Plans a statement checked by the gate. */
@@ -527,15 +529,15 @@ plan_checked(Query *parse, const char *query_string, int cursorOptions, ParamLis
 		{"enable_seqscan", "on"}, {"enable_indexscan", "off"}, {"enable_indexonlyscan", "off"},
 		{"enable_bitmapscan", "off"}, {"enable_tidscan", "off"},
 	};
+	bool		outer_many_users = uldp_release_workers_begin();
 
-	uldp_release_workers_begin();
 	if (!context->gated)
 	{
 		if (previous_planner_hook)
 			plan = previous_planner_hook(parse, query_string, cursorOptions, boundParams);
 		else
 			plan = standard_planner(parse, query_string, cursorOptions, boundParams);
-		finish_plan(plan);
+		finish_plan(plan, outer_many_users);
 		return plan;
 	}
 
@@ -551,7 +553,7 @@ plan_checked(Query *parse, const char *query_string, int cursorOptions, ParamLis
 	else
 		plan = standard_planner(parse, query_string, cursorOptions, boundParams);
 	AtEOXact_GUC(true, nest_level);
-	finish_plan(plan);
+	finish_plan(plan, outer_many_users);
 	return plan;
 }
 

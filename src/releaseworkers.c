@@ -168,11 +168,25 @@ cap_gathers(Plan *plan, int cap, bool all)
 	return release;
 }
 
-/* Forgets what an earlier statement's planning found. */
-void
+/*
+ * Starts a statement's planning afresh; returns what the planning it may
+ * be nested in (a function evaluated while planning) had found so far, for
+ * uldp_release_workers_end.
+ */
+bool
 uldp_release_workers_begin(void)
 {
+	bool		outer = many_users_planned;
+
 	many_users_planned = false;
+	return outer;
+}
+
+/* Back to the enclosing planning, after uldp_cap_release_workers. */
+void
+uldp_release_workers_end(bool outer)
+{
+	many_users_planned = outer;
 }
 
 /* Caps the workers of the statement's Gathers over releases (see above). */

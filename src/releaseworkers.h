@@ -15,7 +15,8 @@
 extern int	uldp_max_parallel_workers_per_gather;
 
 extern void uldp_release_workers_init(void);
-extern void uldp_release_workers_begin(void);
+extern bool uldp_release_workers_begin(void);
+extern void uldp_release_workers_end(bool outer);
 extern void uldp_cap_release_workers(PlannedStmt *plan);
 
 #endif							/* ULDP_RELEASEWORKERS_H */
